@@ -88,17 +88,68 @@ function refusingActivities<T extends Record<string, (input: never) => Promise<u
   return Object.fromEntries(wrapped) as T;
 }
 
-/**
- * The activities the worker registers, bound to their dependencies. Workflows import only the *type* of
- * this factory's result, so no database code enters the workflow sandbox. Each takes one object argument.
- */
-export function createActivities(deps: ActivityDeps) {
+/** The month end's activities: its run opened and finished, and one activity per step. */
+function monthEndActivities(deps: ActivityDeps) {
   // A month-end step's activity: its work run by runMonthEndStep (one transaction, done once; docs/domain.md §8).
   // Each answers the workflow its step's summary: the lines stay in the run's document (too many for a payload).
   const monthEndStep = (work: MonthEndStepWorkFunction) => async (input: MonthEndStepInput) =>
     stepSummary(await runMonthEndStep(deps.knex, deps.clock(), input, work));
   const monthEndPeriodStep = (work: MonthEndPeriodWork) => async (input: MonthEndStepInput) =>
     stepSummary(await runMonthEndPeriodStep(deps.knex, deps.clock(), input, work));
+  return {
+    openMonthEndRun: (input: MonthEndRequest) => openMonthEndRun(deps.knex, deps.clock(), input),
+    // The steps of domain/enterprise/month-end.ts monthEndSteps, one activity each.
+    reverseLoanInterestAccrual: monthEndStep(reverseLoanInterestAccrual),
+    accrueLoanInterest: monthEndStep(accrueLoanInterest),
+    recognizeUnearnedInterest: monthEndStep(recognizeUnearnedInterest),
+    matureTermDeposits: monthEndPeriodStep((period) => matureTermDeposits(deps, period)),
+    postSavingsInterest: monthEndPeriodStep((period) => postSavingsInterest(deps, period)),
+    matureDueTermDeposits: (input: { enterpriseId: string }) => matureDueTermDeposits(deps, input),
+    reverseSavingsInterestAccrual: monthEndStep(reverseSavingsInterestAccrual),
+    accrueSavingsInterest: monthEndStep(accrueSavingsInterest),
+    depreciateFixedAssets: monthEndStep(depreciateFixedAssets),
+    finishMonthEndRun: (input: { runId: string }) => finishMonthEndRun(deps.knex, deps.clock(), input),
+    markMonthEndFailed: (input: { runId: string; failure: string }) =>
+      markMonthEndFailed(deps.knex, deps.clock(), input),
+  };
+}
+
+/** Issue 29, the end of day (domain/enterprise/end-of-day.ts endOfDaySteps), one activity per step. */
+function endOfDayActivities(deps: ActivityDeps) {
+  return {
+    openEndOfDayRun: (input: EndOfDayRequest) => openEndOfDayRun(deps.knex, deps.clock(), input),
+    awaitBranchDays: (input: { runId: string }) => awaitBranchDays(deps.knex, deps.clock(), input),
+    openEndOfDayProvisioning: (input: { runId: string }) => openEndOfDayProvisioning(deps.knex, deps.clock(), input),
+    finishEndOfDayProvisioning: (input: { runId: string }) =>
+      finishEndOfDayProvisioning(deps.knex, deps.clock(), input),
+    matureEndOfDayTermDeposits: (input: { runId: string }) => matureEndOfDayTermDeposits(deps, input),
+    moveEndOfDayBusinessDate: (input: { runId: string }) => moveEndOfDayBusinessDate(deps.knex, deps.clock(), input),
+    openEndOfDayMonthEnd: (input: { runId: string }) => openEndOfDayMonthEnd(deps.knex, deps.clock(), input),
+    finishEndOfDayRun: (input: { runId: string }) => finishEndOfDayRun(deps.knex, deps.clock(), input),
+    markEndOfDayFailed: (input: { runId: string; failure: string }) =>
+      markEndOfDayFailed(deps.knex, deps.clock(), input),
+  };
+}
+
+/** Issue 31, the go-live import's workflow (docs/domain.md §15.1), one activity per step, each one transaction. */
+function importActivities(deps: ActivityDeps) {
+  return {
+    validateImport: (input: ImportValidationInput) => validateImport(deps, input),
+    tieOutImport: (input: { importId: string }) => tieOutImport(deps, input.importId),
+    dryRunImport: (input: { importId: string }) => dryRunImport(deps, input.importId),
+    markImportFailed: (input: ImportValidationInput & { failure: string }) => markImportFailed(deps, input),
+    importStatus: (input: { importId: string }) => importStatusOf(deps, input.importId),
+    applyImportBatch: (input: { importId: string }) => applyImportBatch(deps, input),
+    openImportBooks: (input: { importId: string }) => openImportBooks(deps, input.importId),
+    reconcileImport: (input: { importId: string }) => reconcileImport(deps, input.importId),
+  };
+}
+
+/**
+ * The activities the worker registers, bound to their dependencies. Workflows import only the *type* of
+ * this factory's result, so no database code enters the workflow sandbox. Each takes one object argument.
+ */
+export function createActivities(deps: ActivityDeps) {
   return refusingActivities({
     describeDatabase: () => describeDatabase(deps.knex),
     replayEventBatch: (input: { requestId: string; batchSize: number }) =>
@@ -129,47 +180,15 @@ export function createActivities(deps: ActivityDeps) {
     openReportingPack: (input: { enterpriseId: string; period: string }) => openReportingPack(deps.knex, input),
     storeReportingPack: (input: { packId: string }) => storeReportingPack(deps.knex, deps.clock(), input),
     markReportingPackFailed: (input: { packId: string; failure: string }) => markReportingPackFailed(deps.knex, input),
-    openMonthEndRun: (input: MonthEndRequest) => openMonthEndRun(deps.knex, deps.clock(), input),
-    // The steps of domain/enterprise/month-end.ts monthEndSteps, one activity each.
-    reverseLoanInterestAccrual: monthEndStep(reverseLoanInterestAccrual),
-    accrueLoanInterest: monthEndStep(accrueLoanInterest),
-    recognizeUnearnedInterest: monthEndStep(recognizeUnearnedInterest),
-    matureTermDeposits: monthEndPeriodStep((period) => matureTermDeposits(deps, period)),
-    postSavingsInterest: monthEndPeriodStep((period) => postSavingsInterest(deps, period)),
-    matureDueTermDeposits: (input: { enterpriseId: string }) => matureDueTermDeposits(deps, input),
-    reverseSavingsInterestAccrual: monthEndStep(reverseSavingsInterestAccrual),
-    accrueSavingsInterest: monthEndStep(accrueSavingsInterest),
-    depreciateFixedAssets: monthEndStep(depreciateFixedAssets),
-    finishMonthEndRun: (input: { runId: string }) => finishMonthEndRun(deps.knex, deps.clock(), input),
-    markMonthEndFailed: (input: { runId: string; failure: string }) =>
-      markMonthEndFailed(deps.knex, deps.clock(), input),
+    ...monthEndActivities(deps),
     decideApprovalRequest: (input: { requestId: string; decision: RequestDecision }) =>
       decideApprovalRequest(deps.knex, deps.clock(), input),
     expireApprovalRequest: (input: { requestId: string }) => expireApprovalRequest(deps.knex, deps.clock(), input),
     proposeDueRecurringEntries: (input: { enterpriseId: string }) => proposeDueRecurringEntries(deps, input),
-    // Issue 29, the end of day (domain/enterprise/end-of-day.ts endOfDaySteps), one activity per step.
-    openEndOfDayRun: (input: EndOfDayRequest) => openEndOfDayRun(deps.knex, deps.clock(), input),
-    awaitBranchDays: (input: { runId: string }) => awaitBranchDays(deps.knex, deps.clock(), input),
-    openEndOfDayProvisioning: (input: { runId: string }) => openEndOfDayProvisioning(deps.knex, deps.clock(), input),
-    finishEndOfDayProvisioning: (input: { runId: string }) =>
-      finishEndOfDayProvisioning(deps.knex, deps.clock(), input),
-    matureEndOfDayTermDeposits: (input: { runId: string }) => matureEndOfDayTermDeposits(deps, input),
-    moveEndOfDayBusinessDate: (input: { runId: string }) => moveEndOfDayBusinessDate(deps.knex, deps.clock(), input),
-    openEndOfDayMonthEnd: (input: { runId: string }) => openEndOfDayMonthEnd(deps.knex, deps.clock(), input),
-    finishEndOfDayRun: (input: { runId: string }) => finishEndOfDayRun(deps.knex, deps.clock(), input),
-    markEndOfDayFailed: (input: { runId: string; failure: string }) =>
-      markEndOfDayFailed(deps.knex, deps.clock(), input),
+    ...endOfDayActivities(deps),
     // Issue 29: a standing order's daily pass.
     runStandingOrder: (input: { standingOrderId: string }) => runStandingOrder(deps, input),
-    // Issue 31, the go-live import's workflow (docs/domain.md §15.1), one activity per step, each one transaction.
-    validateImport: (input: ImportValidationInput) => validateImport(deps, input),
-    tieOutImport: (input: { importId: string }) => tieOutImport(deps, input.importId),
-    dryRunImport: (input: { importId: string }) => dryRunImport(deps, input.importId),
-    markImportFailed: (input: ImportValidationInput & { failure: string }) => markImportFailed(deps, input),
-    importStatus: (input: { importId: string }) => importStatusOf(deps, input.importId),
-    applyImportBatch: (input: { importId: string }) => applyImportBatch(deps, input),
-    openImportBooks: (input: { importId: string }) => openImportBooks(deps, input.importId),
-    reconcileImport: (input: { importId: string }) => reconcileImport(deps, input.importId),
+    ...importActivities(deps),
   });
 }
 

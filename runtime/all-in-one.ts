@@ -20,6 +20,7 @@ runMain('start', async () => {
     await startWorker(config, knex, temporal.address, logger, cleanup);
     const { port } = await startApi(config, knex, temporal.address, logger, cleanup);
     const base = `http://localhost:${port}`;
+    const metricsTokenPlace = config.metricsToken === undefined ? `${config.dataDir}/metrics-token` : 'METRICS_TOKEN';
     process.stdout.write(
       [
         '',
@@ -27,7 +28,7 @@ runMain('start', async () => {
         `  API            ${base}/api/v1/`,
         `  API docs       ${base}/api/v1/docs/`,
         `  Readiness      ${base}/readyz`,
-        `  Metrics        ${base}/metrics (Authorization: Bearer <the token in ${config.metricsToken === undefined ? `${config.dataDir}/metrics-token` : 'METRICS_TOKEN'}>)`,
+        `  Metrics        ${base}/metrics (Authorization: Bearer <the token in ${metricsTokenPlace}>)`,
         `  Temporal UI    ${temporal.uiUrl ?? `(external Temporal at ${temporal.address})`}`,
         '',
       ].join('\n') + '\n',

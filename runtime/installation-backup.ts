@@ -80,7 +80,8 @@ async function saveTemporal(dataDir: string, target: string): Promise<boolean> {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     throw new Error(
       missing
-        ? 'Saving the Temporal state needs the sqlite3 shell (e.g. apt-get install sqlite3), or stop npm start and copy DATA_DIR.'
+        ? 'Saving the Temporal state needs the sqlite3 shell (e.g. apt-get install sqlite3), ' +
+            'or stop npm start and copy DATA_DIR.'
         : `sqlite3 could not copy ${source}: ${(error as Error).message}`,
     );
   }
@@ -131,7 +132,8 @@ async function assertFresh(dataDir: string): Promise<void> {
   });
   if (entries.length > 0) {
     throw new Error(
-      `${dataDir} is not empty: a restore goes into a new data directory only (move the old one aside, or set DATA_DIR).`,
+      `${dataDir} is not empty: a restore goes into a new data directory only (move the old one aside, ` +
+        `or set DATA_DIR).`,
     );
   }
 }
@@ -147,7 +149,8 @@ async function checkRestoredBooks(dataDir: string): Promise<Omit<RestoreCheck, '
     try {
       const { rows } = await client.query<{ entries: number; unbalanced: number }>(`
         SELECT (SELECT count(*) FROM journal_entries)::int AS entries,
-               (SELECT count(*) FROM (SELECT 1 FROM journal_lines GROUP BY entry_id HAVING sum(debit) <> sum(credit)) u)::int AS unbalanced`);
+               (SELECT count(*) FROM (SELECT 1 FROM journal_lines GROUP BY entry_id
+                 HAVING sum(debit) <> sum(credit)) u)::int AS unbalanced`);
       return { journalEntries: rows[0]!.entries, unbalancedEntries: rows[0]!.unbalanced };
     } finally {
       await client.end();

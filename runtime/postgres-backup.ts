@@ -49,7 +49,8 @@ export async function backupCluster(url: string, dataDir: string, target: string
   const client = new pg.Client({ connectionString: url, application_name: 'coopbank-backup' });
   await client.connect().catch((error: Error) => {
     throw new Error(
-      `No PostgreSQL to back up answers at ${new URL(url).host} (${error.message}): the backup is taken from the running server. A stopped installation is saved by copying its data directory.`,
+      `No PostgreSQL to back up answers at ${new URL(url).host} (${error.message}): ` +
+        `the backup is taken from the running server. A stopped installation is saved by copying its data directory.`,
     );
   });
   try {

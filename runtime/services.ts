@@ -151,7 +151,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     : [400, 'Bad Request', 'malformed_request', 'The request is not valid HTTP.'];
   const body = JSON.stringify({ type: `urn:coopbank:problem:${code}`, title, status, detail, code });
   socket.end(
-    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 

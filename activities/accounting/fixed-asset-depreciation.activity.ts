@@ -36,8 +36,10 @@ export async function depreciableAssets(
 ): Promise<DepreciableRow[]> {
   const [column, value] = 'assetId' in filter ? ['a.id', filter.assetId] : ['a.enterprise_id', filter.enterpriseId];
   const result = await trx.raw<{ rows: DepreciableRow[] }>(
-    `SELECT a.id, a.enterprise_id, a.branch_id, a.cost::text, a.depreciation_months, to_char(a.acquisition_date, 'YYYY-MM-DD') AS acquisition_date,
-            (SELECT COALESCE(sum(d.amount), 0)::text FROM fixed_asset_depreciations d WHERE d.asset_id = a.id) AS depreciated,
+    `SELECT a.id, a.enterprise_id, a.branch_id, a.cost::text, a.depreciation_months,
+      to_char(a.acquisition_date, 'YYYY-MM-DD') AS acquisition_date,
+            (SELECT COALESCE(sum(d.amount), 0)::text FROM fixed_asset_depreciations d
+              WHERE d.asset_id = a.id) AS depreciated,
             c.charge_account_code, c.depreciation_account_code
        FROM fixed_assets a JOIN fixed_asset_categories c ON c.id = a.category_id
       WHERE ${column} = ? AND a.status = 'active' AND a.acquisition_date <= ?

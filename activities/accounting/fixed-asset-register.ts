@@ -28,7 +28,8 @@ export async function fixedAssetRegisterAt(
       knex.raw(`to_char(a.acquisition_date, 'YYYY-MM-DD') AS acquisition_date`),
       'a.cost',
       knex.raw(
-        `(SELECT COALESCE(sum(d.amount), 0)::text FROM fixed_asset_depreciations d JOIN journal_entries e ON e.id = d.entry_id
+        `(SELECT COALESCE(sum(d.amount), 0)::text FROM fixed_asset_depreciations d JOIN journal_entries e
+          ON e.id = d.entry_id
          WHERE d.asset_id = a.id AND e.entry_date <= ?) AS accumulated`,
         [date],
       ),

@@ -180,7 +180,9 @@ async function assertDisposalAfterBooked(trx: Knex.Transaction, assetId: string,
     .where({ asset_id: assetId })
     .first(trx.raw(`to_char(max(through_date), 'YYYY-MM-DD') AS through`));
   if (last?.through !== null && last?.through !== undefined && lastDayOfUse(date) < (last.through as string)) {
-    const message = `Depreciation of the asset is booked through ${last.through as string}: it cannot be disposed of before the day after.`;
+    const message =
+      `Depreciation of the asset is booked through ${last.through as string}: ` +
+      `it cannot be disposed of before the day after.`;
     throw new AppError('conflict', 'fixed_asset_depreciated_later', message, [{ field: 'date', message }]);
   }
 }

@@ -84,7 +84,8 @@ export function fixedAssetsQuery(knex: Knex) {
       'a.created_by',
       'a.created_at',
       knex.raw(
-        '(SELECT COALESCE(sum(d.amount), 0)::text FROM fixed_asset_depreciations d WHERE d.asset_id = a.id) AS depreciated',
+        '(SELECT COALESCE(sum(d.amount), 0)::text FROM fixed_asset_depreciations d ' +
+          'WHERE d.asset_id = a.id) AS depreciated',
       ),
     );
 }

@@ -454,7 +454,9 @@ async function openingDate(
     throw new ValidationError([
       {
         field: 'entry_date',
-        message: `must be within the first open accounting year ${year.code as string} (${year.start_date as string} to ${year.end_date as string})`,
+        message:
+          `must be within the first open accounting year ${year.code as string} ` +
+          `(${year.start_date as string} to ${year.end_date as string})`,
       },
     ]);
   }

@@ -1,7 +1,9 @@
+import type { Knex } from 'knex';
 import { invoiceEntryLines, isInvoiceLineAccount } from '../../domain/accounting/suppliers';
 import type { IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
+import type { Supplier } from '../../db/models/supplier.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
@@ -28,6 +30,66 @@ const numberTaken = (number: string) =>
     { field: 'number', message: 'number is taken for this supplier' },
   ]);
 
+/** The invoice's lines, each on an expense or recoverable tax account, adding up to its amount. */
+async function checkedLines(trx: Knex.Transaction, enterpriseId: string, input: SupplierInvoiceInput) {
+  const lines = input.lines.map((line) => ({ ...line, amount: new Money(line.amount) }));
+  for (const [index, line] of lines.entries()) {
+    const field = `lines[${index}].account`;
+    if (!isInvoiceLineAccount(await chartAccountOf(trx, enterpriseId, line.account, field))) {
+      throw new AppError(
+        'unprocessable',
+        'supplier_invoice_account_refused',
+        `${field}: ${line.account} is neither an expense (class 6) nor a recoverable tax (430).`,
+        [{ field, message: `${field} must be of class 6 or under 430` }],
+      );
+    }
+  }
+  const total = lines.reduce((sum, line) => sum.plus(line.amount), new Money(0));
+  if (!total.eq(input.amount))
+    throw new AppError(
+      'validation',
+      'invalid_request',
+      `amount must equal the lines' total (${formatAmount(total)}).`,
+      [{ field: 'amount', message: "amount must equal the lines' total" }],
+    );
+  return lines;
+}
+
+/** The invoice's row and its lines' rows, once its entry is posted. */
+async function storeInvoice(
+  trx: Knex.Transaction,
+  maker: Actor,
+  booked: { supplier: Supplier; branchId: string; entryId: string },
+  input: SupplierInvoiceInput,
+): Promise<{ id: string }> {
+  const { supplier, branchId, entryId } = booked;
+  const [invoice] = await trx('supplier_invoices')
+    .insert({
+      enterprise_id: supplier.enterpriseId,
+      branch_id: branchId,
+      supplier_id: supplier.id,
+      number: input.number,
+      invoice_date: input.invoiceDate,
+      due_date: input.dueDate,
+      label: input.label,
+      amount: input.amount,
+      entry_id: entryId,
+      recorded_by: maker.userId,
+    })
+    .returning('id');
+  await trx('supplier_invoice_lines').insert(
+    input.lines.map((line, position) => ({
+      enterprise_id: supplier.enterpriseId,
+      invoice_id: invoice.id,
+      position,
+      account_code: line.account,
+      amount: line.amount,
+      label: line.label,
+    })),
+  );
+  return invoice as { id: string };
+}
+
 /**
  * Books an expense invoice (docs/domain.md §12.5): each line debits its expense (class 6) or recoverable tax (430), the
  * supplier's account is credited by the total, in the OD journal on the invoice's date; the invoice and its lines are
@@ -49,26 +111,7 @@ export async function recordSupplierInvoice(
         `The supplier ${supplier.name} is deactivated: reactivate it to book its invoices.`,
       );
     await assertNotAfterBusinessDate(trx, supplier.enterpriseId, context.clock(), input.invoiceDate, 'invoice_date');
-    const lines = input.lines.map((line) => ({ ...line, amount: new Money(line.amount) }));
-    for (const [index, line] of lines.entries()) {
-      const field = `lines[${index}].account`;
-      if (!isInvoiceLineAccount(await chartAccountOf(trx, supplier.enterpriseId, line.account, field))) {
-        throw new AppError(
-          'unprocessable',
-          'supplier_invoice_account_refused',
-          `${field}: ${line.account} is neither an expense (class 6) nor a recoverable tax (430).`,
-          [{ field, message: `${field} must be of class 6 or under 430` }],
-        );
-      }
-    }
-    const total = lines.reduce((sum, line) => sum.plus(line.amount), new Money(0));
-    if (!total.eq(input.amount))
-      throw new AppError(
-        'validation',
-        'invalid_request',
-        `amount must equal the lines' total (${formatAmount(total)}).`,
-        [{ field: 'amount', message: "amount must equal the lines' total" }],
-      );
+    const lines = await checkedLines(trx, supplier.enterpriseId, input);
     const standing = trx('supplier_invoices')
       .where({ supplier_id: supplier.id, number: input.number })
       .whereNotExists(reversalOf(trx, 'invoice', 'supplier_invoices.id', null));
@@ -82,30 +125,7 @@ export async function recordSupplierInvoice(
       journal: 'OD',
       createdBy: maker.userId,
     });
-    const [invoice] = await trx('supplier_invoices')
-      .insert({
-        enterprise_id: supplier.enterpriseId,
-        branch_id: branchId,
-        supplier_id: supplier.id,
-        number: input.number,
-        invoice_date: input.invoiceDate,
-        due_date: input.dueDate,
-        label: input.label,
-        amount: input.amount,
-        entry_id: entryId,
-        recorded_by: maker.userId,
-      })
-      .returning('id');
-    await trx('supplier_invoice_lines').insert(
-      input.lines.map((line, position) => ({
-        enterprise_id: supplier.enterpriseId,
-        invoice_id: invoice.id,
-        position,
-        account_code: line.account,
-        amount: line.amount,
-        label: line.label,
-      })),
-    );
+    const invoice = await storeInvoice(trx, maker, { supplier, branchId, entryId }, input);
     await recordAudit(trx, maker, {
       action: 'supplier_invoice.record',
       entityType: 'supplier_invoice',

@@ -9,6 +9,7 @@ import {
 import type { IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
 import { Money } from '../../domain/money';
+import type { Supplier } from '../../db/models/supplier.model';
 import { inTransaction } from '../../db/transaction';
 import { recordAudit } from '../audit';
 import type { Actor, DataContext } from '../context';
@@ -67,6 +68,39 @@ async function openInvoices(
   );
 }
 
+/** The payment's row and the rows of what it settles of each invoice, once its entry is posted. */
+async function storePayment(
+  trx: Knex.Transaction,
+  maker: Actor,
+  booked: { supplier: Supplier; branchId: string; entryId: string },
+  input: SupplierPaymentInput,
+): Promise<{ id: string }> {
+  const { supplier, branchId, entryId } = booked;
+  const [payment] = await trx('supplier_payments')
+    .insert({
+      enterprise_id: supplier.enterpriseId,
+      branch_id: branchId,
+      supplier_id: supplier.id,
+      payment_date: input.paymentDate,
+      amount: input.amount,
+      paying_account_code: input.payingAccount,
+      reference: input.reference,
+      entry_id: entryId,
+      recorded_by: maker.userId,
+      idempotency_key: input.idempotencyKey ?? null,
+    })
+    .returning('id');
+  await trx('supplier_payment_allocations').insert(
+    input.allocations.map((allocation) => ({
+      enterprise_id: supplier.enterpriseId,
+      payment_id: payment.id,
+      invoice_id: allocation.invoice,
+      amount: allocation.amount,
+    })),
+  );
+  return payment as { id: string };
+}
+
 /**
  * Pays a supplier from the till (5710, journal CAI) or a bank correspondent's account (class 5, journal BQ) on the
  * payment's date: the supplier's account debited, the paying account credited, and the invoices it settles
@@ -111,28 +145,7 @@ export async function recordSupplierPayment(
       journal: payingJournal(input.payingAccount),
       createdBy: maker.userId,
     });
-    const [payment] = await trx('supplier_payments')
-      .insert({
-        enterprise_id: supplier.enterpriseId,
-        branch_id: branchId,
-        supplier_id: supplier.id,
-        payment_date: input.paymentDate,
-        amount: input.amount,
-        paying_account_code: input.payingAccount,
-        reference: input.reference,
-        entry_id: entryId,
-        recorded_by: maker.userId,
-        idempotency_key: input.idempotencyKey ?? null,
-      })
-      .returning('id');
-    await trx('supplier_payment_allocations').insert(
-      input.allocations.map((allocation) => ({
-        enterprise_id: supplier.enterpriseId,
-        payment_id: payment.id,
-        invoice_id: allocation.invoice,
-        amount: allocation.amount,
-      })),
-    );
+    const payment = await storePayment(trx, maker, { supplier, branchId, entryId }, input);
     await recordAudit(trx, maker, {
       action: 'supplier_payment.record',
       entityType: 'supplier_payment',

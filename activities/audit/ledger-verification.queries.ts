@@ -25,28 +25,34 @@ export interface ChainCheck {
 const chainCheckSql = `
   WITH links AS (
     SELECT l.position, coalesce(l.entry_id::text, l.audit_event_id::text) AS row_id, l.previous_hash, l.hash,
-           lag(l.hash) OVER (ORDER BY l.position) AS prior_hash, row_number() OVER (ORDER BY l.position) AS expected_position
+           lag(l.hash) OVER (ORDER BY l.position) AS prior_hash,
+             row_number() OVER (ORDER BY l.position) AS expected_position
       FROM ledger_chain_links l WHERE l.chain = ? AND l.chain_key = ?
   ), checked AS (
     SELECT k.position, k.row_id, k.hash,
            CASE WHEN k.position <> k.expected_position THEN 'the link before it is missing'
-                WHEN k.previous_hash IS DISTINCT FROM k.prior_hash THEN 'its previous hash is not the hash of the link before'
+                WHEN k.previous_hash IS DISTINCT FROM k.prior_hash
+                  THEN 'its previous hash is not the hash of the link before'
                 WHEN r.text IS NULL THEN 'the row is gone'
-                WHEN k.hash <> sha256(coalesce(k.prior_hash, ''::bytea) || convert_to(r.text, 'UTF8')) THEN 'the row or its hash was altered'
+                WHEN k.hash <> sha256(coalesce(k.prior_hash, ''::bytea) || convert_to(r.text, 'UTF8'))
+                  THEN 'the row or its hash was altered'
            END AS problem
       FROM links k CROSS JOIN LATERAL (SELECT coopbank_chain_row(?, k.row_id) AS text) r
   )
   SELECT (SELECT count(*) FROM checked)::text AS rows,
          (SELECT encode(c.hash, 'hex') FROM checked c ORDER BY c.position DESC LIMIT 1) AS head,
          f.position::text AS position, f.row_id, f.problem
-    FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM checked c WHERE c.problem IS NOT NULL ORDER BY c.position LIMIT 1) f ON true`;
+    FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM checked c WHERE c.problem IS NOT NULL ORDER BY c.position
+      LIMIT 1) f ON true`;
 
 /** A row of the enterprise that no link names: written with the chain's trigger disabled. */
 const unlinkedSql: Record<Chain, string> = {
   journal_entries: `SELECT e.id::text AS id FROM journal_entries e WHERE e.enterprise_id = ?
-                     AND NOT EXISTS (SELECT 1 FROM ledger_chain_links l WHERE l.entry_id = e.id) ORDER BY e.created_at, e.id LIMIT 1`,
+                     AND NOT EXISTS (SELECT 1 FROM ledger_chain_links l WHERE l.entry_id = e.id) ORDER BY e.created_at,
+                       e.id LIMIT 1`,
   audit_events: `SELECT a.id::text AS id FROM audit_events a WHERE a.enterprise_id = ?
-                  AND NOT EXISTS (SELECT 1 FROM ledger_chain_links l WHERE l.audit_event_id = a.id) ORDER BY a.id LIMIT 1`,
+                  AND NOT EXISTS (SELECT 1 FROM ledger_chain_links l WHERE l.audit_event_id = a.id) ORDER BY a.id
+                    LIMIT 1`,
 };
 
 /** The chain recomputed (its first failing link) and its first unlinked row, if any. */

@@ -100,7 +100,8 @@ export async function createStaffUser(
  */
 async function enterpriseOfUser(trx: Knex.Transaction, userId: string): Promise<string | null> {
   const { rows } = (await trx.raw(
-    `SELECT g.enterprise_id FROM role_grants g WHERE g.user_id = :userId AND g.revoked_at IS NULL AND g.enterprise_id IS NOT NULL
+    `SELECT g.enterprise_id FROM role_grants g WHERE g.user_id = :userId AND g.revoked_at IS NULL
+      AND g.enterprise_id IS NOT NULL
     UNION SELECT i.enterprise_id FROM users u JOIN imports i ON i.id = u.import_id WHERE u.id = :userId`,
     { userId },
   )) as { rows: { enterprise_id: string }[] };

@@ -147,7 +147,9 @@ async function recordSides(
     counter_branch: input.counterBranchId,
     reference: input.reference,
   };
-  const description = `${input.direction === 'deposit' ? 'Versement' : 'Retrait'} déplacé ${account.number}${input.reference === '' ? '' : ` (${input.reference})`}`;
+  const description =
+    `${input.direction === 'deposit' ? 'Versement' : 'Retrait'} déplacé ` +
+    `${account.number}${input.reference === '' ? '' : ` (${input.reference})`}`;
   const side = (kind: EventKind, branchId: string, productAccounts: Record<string, string>) =>
     recordBusinessEvent(trx, now, {
       enterpriseId: account.enterprise_id,

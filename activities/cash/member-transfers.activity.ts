@@ -138,7 +138,9 @@ const sideEvent = (
   },
   productAccounts: { member_deposits: account.deposit_account_code, ...clearing },
   idempotencyKey: `member_transfer:${transfer.id}:${kind}`,
-  description: `Virement ${kind === 'member_transfer_debit' ? 'vers' : 'de'} ${transfer.other.number}${transfer.reference === '' ? '' : ` (${transfer.reference})`}`,
+  description:
+    `Virement ${kind === 'member_transfer_debit' ? 'vers' : 'de'} ` +
+    `${transfer.other.number}${transfer.reference === '' ? '' : ` (${transfer.reference})`}`,
 });
 
 /**

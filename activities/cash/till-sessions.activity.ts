@@ -43,7 +43,9 @@ async function postCount(
     lines,
     journal: 'CAI',
     createdBy: actor.userId,
-    description: `${total.lt(bookBalance) ? 'Manquant' : 'Excédent'} de caisse ${till.code} à l'${moment === 'opening' ? 'ouverture' : 'arrêté'}`,
+    description:
+      `${total.lt(bookBalance) ? 'Manquant' : 'Excédent'} de caisse ${till.code} à ` +
+      `l'${moment === 'opening' ? 'ouverture' : 'arrêté'}`,
   });
   return { total, bookBalance, entryId };
 }

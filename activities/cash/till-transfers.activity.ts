@@ -91,7 +91,8 @@ async function assertGiverHolds(
     throw new AppError(
       'conflict',
       'till_transfer_funds_short',
-      `The ${kind === 'to_vault' ? 'till' : 'vault'} holds ${formatAmount(balance)} in its books, less than ${formatAmount(amount)}.`,
+      `The ${kind === 'to_vault' ? 'till' : 'vault'} holds ${formatAmount(balance)} in its books, ` +
+        `less than ${formatAmount(amount)}.`,
       [{ field: 'amount', message: "amount exceeds the giver's book balance" }],
     );
   }

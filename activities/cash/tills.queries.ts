@@ -136,7 +136,8 @@ export async function assertNoOpenTillSession(knex: Knex | Knex.Transaction, ent
     throw new AppError(
       'conflict',
       'business_date_till_sessions_open',
-      `${count} till session${count === 1 ? ' is' : 's are'} open in the enterprise: they are closed before the business date moves.`,
+      `${count} till session${count === 1 ? ' is' : 's are'} open in the enterprise: ` +
+        `they are closed before the business date moves.`,
       [{ field: 'business_date', message: 'till sessions are open' }],
     );
   }

@@ -85,7 +85,8 @@ async function assertAssemblyDate(
   const problem = (message: string) => new ValidationError([{ field: 'assembly_date', message }]);
   if (date < next.startDate || date > next.endDate)
     throw problem(
-      `assembly_date must be in the accounting year ${next.code} (${next.startDate} to ${next.endDate}), which holds the result`,
+      `assembly_date must be in the accounting year ${next.code} (${next.startDate} to ${next.endDate}), ` +
+        `which holds the result`,
     );
   if (date > (await businessDateOf(trx, next.enterpriseId, now)))
     throw problem('assembly_date must not be after the business date');
@@ -119,6 +120,65 @@ const requestOf = (input: AllocationInput) => ({
   ...Object.fromEntries(allocationFields.map((field) => [field, formatAmount(input.amounts[field])])),
 });
 
+/**
+ * The result as account 13 holds it at the assembly's date, per branch and in all: the closing's result, else a
+ * refusal; and the amounts checked against the rules.
+ */
+async function checkedResult(
+  trx: Knex.Transaction,
+  years: { year: ExerciceComptable; next: ExerciceComptable; closing: ExerciceClosingRow },
+  input: AllocationInput,
+) {
+  const { year, next, closing } = years;
+  const rows = await balancesByBranch(trx, { exerciceId: next.id, upTo: input.assemblyDate, branches: 'all' });
+  const inResult = rows.filter((row) => row.code === closing.result_account);
+  const result = creditOf(inResult, () => true);
+  if (!result.eq(new Money(closing.result ?? 0))) {
+    throw conflict(
+      'result_not_in_13',
+      `Account ${closing.result_account} holds ${formatAmount(result)} at ${input.assemblyDate}, ` +
+        `not the result ${closing.result} of ${year.code}.`,
+    );
+  }
+  const problems = allocationProblems(input.amounts, factsAt(rows, result, await policyOf(trx, year.enterpriseId)));
+  if (problems.length > 0)
+    throw new AppError(
+      'unprocessable',
+      problems[0]!.code,
+      problems[0]!.message,
+      problems.map(({ field, message }) => ({ field, message })),
+    );
+  return { inResult, result };
+}
+
+/** One entry per branch holding the result, each linked to the allocation. */
+async function postAllocationEntries(
+  trx: Knex.Transaction,
+  actor: Actor,
+  allocated: { year: ExerciceComptable; allocationId: string; entries: ReturnType<typeof allocationEntries> },
+  input: AllocationInput,
+): Promise<void> {
+  const { year, allocationId, entries } = allocated;
+  for (const entry of entries) {
+    const entryId = await postJournalEntry(trx, {
+      enterpriseId: year.enterpriseId,
+      branchId: entry.branchId,
+      entryDate: input.assemblyDate,
+      lines: entry.lines,
+      journal: 'AFF',
+      description:
+        `Affectation du résultat de l'exercice ${year.code} (AG du ${input.assemblyDate}, ` +
+        `${input.assemblyReference})`,
+      createdBy: actor.userId,
+    });
+    await trx('result_allocation_entries').insert({
+      enterprise_id: year.enterpriseId,
+      allocation_id: allocationId,
+      entry_id: entryId,
+    });
+  }
+}
+
 export async function allocateResult(
   context: ActivityContext,
   actor: Actor,
@@ -146,23 +206,7 @@ export async function allocateResult(
     const next = await ExerciceComptable.query(trx).findById(closing.next_exercice_id).throwIfNotFound();
     await assertAssemblyDate(trx, context.clock(), next, input.assemblyDate);
 
-    const rows = await balancesByBranch(trx, { exerciceId: next.id, upTo: input.assemblyDate, branches: 'all' });
-    const inResult = rows.filter((row) => row.code === closing.result_account);
-    const result = creditOf(inResult, () => true);
-    if (!result.eq(new Money(closing.result ?? 0))) {
-      throw conflict(
-        'result_not_in_13',
-        `Account ${closing.result_account} holds ${formatAmount(result)} at ${input.assemblyDate}, not the result ${closing.result} of ${year.code}.`,
-      );
-    }
-    const problems = allocationProblems(input.amounts, factsAt(rows, result, await policyOf(trx, year.enterpriseId)));
-    if (problems.length > 0)
-      throw new AppError(
-        'unprocessable',
-        problems[0]!.code,
-        problems[0]!.message,
-        problems.map(({ field, message }) => ({ field, message })),
-      );
+    const { inResult, result } = await checkedResult(trx, { year, next, closing }, input);
 
     const lines = allocationLines(input.amounts, result);
     const entries = allocationEntries(
@@ -186,22 +230,7 @@ export async function allocateResult(
         request,
       })
       .returning('*');
-    for (const entry of entries) {
-      const entryId = await postJournalEntry(trx, {
-        enterpriseId: year.enterpriseId,
-        branchId: entry.branchId,
-        entryDate: input.assemblyDate,
-        lines: entry.lines,
-        journal: 'AFF',
-        description: `Affectation du résultat de l'exercice ${year.code} (AG du ${input.assemblyDate}, ${input.assemblyReference})`,
-        createdBy: actor.userId,
-      });
-      await trx('result_allocation_entries').insert({
-        enterprise_id: year.enterpriseId,
-        allocation_id: allocation.id,
-        entry_id: entryId,
-      });
-    }
+    await postAllocationEntries(trx, actor, { year, allocationId: allocation.id, entries }, input);
     await recordAudit(trx, actor, {
       action: 'result_allocation.create',
       entityType: 'result_allocation',
@@ -226,7 +255,8 @@ export async function allocatedRefusal(trx: Knex.Transaction, year: ExerciceComp
     ? null
     : conflict(
         'exercice_result_allocated',
-        `The result of ${year.code} is allocated (allocation ${posted.id}): cancel the allocation before reopening the year.`,
+        `The result of ${year.code} is allocated (allocation ${posted.id}): ` +
+          `cancel the allocation before reopening the year.`,
       );
 }
 

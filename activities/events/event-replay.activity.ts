@@ -36,6 +36,48 @@ interface EventRow {
   created_at: string;
 }
 
+/** The request's next batch of events, after its cursor, in the order of their recording. */
+async function nextEvents(
+  trx: Knex.Transaction,
+  request: {
+    id: string;
+    enterprise_id: string;
+    date_from: string;
+    date_to: string;
+    kinds: string[];
+    cursor_event_id: string | null;
+  },
+  batchSize: number,
+): Promise<EventRow[]> {
+  return (
+    trx('business_event_logs')
+      .where({ enterprise_id: request.enterprise_id })
+      .whereBetween('business_date', [request.date_from, request.date_to])
+      .modify((query) => {
+        if (request.kinds.length > 0) query.whereIn('kind', request.kinds);
+        // Compared in SQL, against the stored cursor: read into JS, the timestamp would lose its microseconds.
+        if (request.cursor_event_id !== null) {
+          query.whereRaw(
+            '(created_at, id) > (SELECT cursor_created_at, cursor_event_id FROM event_replay_requests WHERE id = ?)',
+            [request.id],
+          );
+        }
+      })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .limit(batchSize)
+      // created_at as text: a JS Date would drop the microseconds and the cursor would re-read the last event.
+      .select(
+        'id',
+        'enterprise_id',
+        'branch_id',
+        'kind',
+        'amount',
+        'product_accounts',
+        trx.raw('created_at::text AS created_at'),
+      )
+  );
+}
+
 /**
  * Replays the next batch of a request, all in one transaction: the outcomes, the postings and the cursor
  * commit together. A worker dying mid-batch leaves nothing behind, and a retry (or a new worker) starts from
@@ -51,31 +93,7 @@ export async function replayEventBatch(
     const request = await trx('event_replay_requests').where({ id: input.requestId }).forUpdate().first();
     if (request === undefined) throw new NotFoundError(`Replay request ${input.requestId}`);
     if (request.status === 'completed' || request.status === 'failed') return progressOf(request);
-    const events: EventRow[] = await trx('business_event_logs')
-      .where({ enterprise_id: request.enterprise_id })
-      .whereBetween('business_date', [request.date_from, request.date_to])
-      .modify((query) => {
-        if (request.kinds.length > 0) query.whereIn('kind', request.kinds);
-        // Compared in SQL, against the stored cursor: read into JS, the timestamp would lose its microseconds.
-        if (request.cursor_event_id !== null) {
-          query.whereRaw(
-            '(created_at, id) > (SELECT cursor_created_at, cursor_event_id FROM event_replay_requests WHERE id = ?)',
-            [request.id],
-          );
-        }
-      })
-      .orderBy([{ column: 'created_at' }, { column: 'id' }])
-      .limit(input.batchSize)
-      // created_at as text: a JS Date would drop the microseconds and the cursor would re-read the last event.
-      .select(
-        'id',
-        'enterprise_id',
-        'branch_id',
-        'kind',
-        'amount',
-        'product_accounts',
-        trx.raw('created_at::text AS created_at'),
-      );
+    const events = await nextEvents(trx, request, input.batchSize);
     const done = new Set(
       await trx('event_replay_results')
         .where({ request_id: request.id })

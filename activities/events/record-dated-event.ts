@@ -100,8 +100,10 @@ export async function recordDatedEvents(
   const posted = await ledgerRows<{ ord: string; id: string }>(
     trx.raw(
       `
-    SELECT d.ord, coopbank_post_entry((d.value->>'enterprise')::uuid, (d.value->>'branch')::uuid, (d.value->>'entry_date')::date, d.value->'lines',
-                                      d.value->>'description', (d.value->>'event')::uuid, (d.value->>'rule_config')::uuid, NULL, (d.value->>'created_by')::uuid) AS id
+    SELECT d.ord, coopbank_post_entry((d.value->>'enterprise')::uuid, (d.value->>'branch')::uuid,
+      (d.value->>'entry_date')::date, d.value->'lines',
+                                      d.value->>'description', (d.value->>'event')::uuid,
+                                        (d.value->>'rule_config')::uuid, NULL, (d.value->>'created_by')::uuid) AS id
       FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS d(value, ord)`,
       [JSON.stringify(drafts)],
     ),

@@ -67,7 +67,8 @@ async function assertApplicable(
     throw new AppError(
       'conflict',
       'import_tie_out_difference',
-      `${count} tie-out pair(s) differ: give the reason direction accepts them for (difference_reason), or correct the files.`,
+      `${count} tie-out pair(s) differ: give the reason direction accepts them for (difference_reason), ` +
+        `or correct the files.`,
       [{ field: 'difference_reason', message: 'required while the tie-out shows a difference' }],
     );
   }
@@ -215,7 +216,8 @@ async function assertNothingSince(
     throw new AppError(
       'conflict',
       'import_not_cancellable',
-      'The enterprise has operations since the import was applied: it can no longer be cancelled; correct it by entries.',
+      'The enterprise has operations since the import was applied: it can no longer be cancelled; ' +
+        'correct it by entries.',
     );
   }
 }

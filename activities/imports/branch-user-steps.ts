@@ -9,18 +9,21 @@ import { anotherRow, checkAcrossRows, checkEachRow, type CrossCheck } from './ro
  * (a trigger of the branches table) and has no balance until the opening entries.
  */
 
-const sameBranchCode = `o.import_id = r.import_id AND o.kind = r.kind AND o.data->>'branch_code' = r.data->>'branch_code'`;
+const sameBranchCode = `o.import_id = r.import_id AND o.kind = r.kind
+  AND o.data->>'branch_code' = r.data->>'branch_code'`;
 
 const branchUserChecks: readonly CrossCheck[] = [
   {
     column: 'branch_name',
     problem: 'the branch code is given another name in another row',
-    where: `EXISTS (SELECT 1 FROM import_rows o WHERE ${sameBranchCode} AND o.data->>'branch_name' <> r.data->>'branch_name')`,
+    where: `EXISTS (SELECT 1 FROM import_rows o WHERE ${sameBranchCode}
+      AND o.data->>'branch_name' <> r.data->>'branch_name')`,
   },
   {
     column: 'branch_code',
     problem: 'already a branch of the enterprise, under another name',
-    where: `EXISTS (SELECT 1 FROM branches b WHERE b.enterprise_id = i.enterprise_id AND b.code = r.data->>'branch_code' AND b.name <> r.data->>'branch_name')`,
+    where: `EXISTS (SELECT 1 FROM branches b WHERE b.enterprise_id = i.enterprise_id AND b.code = r.data->>'branch_code'
+      AND b.name <> r.data->>'branch_name')`,
   },
   {
     column: 'username',

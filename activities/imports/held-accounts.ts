@@ -13,7 +13,8 @@ import type { CrossCheck } from './row-checks';
 const column = 'guarantee_held_account';
 
 /** The account as the member-accounts file gives it (`f`, its product `p`), for the loan row `r` of import `i`. */
-const inFile = `import_rows f JOIN savings_products p ON p.enterprise_id = i.enterprise_id AND p.code = f.data->>'product_code'
+const inFile = `import_rows f JOIN savings_products p ON p.enterprise_id = i.enterprise_id
+  AND p.code = f.data->>'product_code'
   WHERE f.import_id = r.import_id AND f.kind = 'member-accounts' AND f.data->>'account_number' = r.data->>'${column}'`;
 
 /** The account as the enterprise has it (`c`, its product `p`), open. */
@@ -34,15 +35,21 @@ export const heldAccountChecks: readonly CrossCheck[] = [
     column,
     problem: "not the guarantor's own account",
     // A row without a guarantor has its own problem (a held account without a guarantor).
-    where: `coalesce(r.data->>'guarantor_member_number', '') <> '' AND EXISTS (SELECT 1 FROM ${inFile} AND f.data->>'member_number' IS DISTINCT FROM r.data->>'guarantor_member_number'
-      UNION ALL SELECT 1 FROM ${ofEnterprise} AND NOT EXISTS (SELECT 1 FROM client_profiles m WHERE m.id = c.client_id AND m.member_number = r.data->>'guarantor_member_number'))`,
+    where: `coalesce(r.data->>'guarantor_member_number', '') <> ''
+      AND EXISTS (SELECT 1 FROM ${inFile}
+        AND f.data->>'member_number' IS DISTINCT FROM r.data->>'guarantor_member_number'
+      UNION ALL SELECT 1 FROM ${ofEnterprise}
+        AND NOT EXISTS (SELECT 1 FROM client_profiles m WHERE m.id = c.client_id
+          AND m.member_number = r.data->>'guarantor_member_number'))`,
   },
   {
     column,
     problem:
-      "its balance at the cut-over, less its product's minimum balance and the holds already on it, does not cover the holds of the file on it",
+      "its balance at the cut-over, less its product's minimum balance and the holds already on it, " +
+      'does not cover the holds of the file on it',
     // An account found nowhere compares as null: the first check reports it.
-    where: `${heldByFile} > coalesce((SELECT ${amountSql("f.data->>'balance'")} - p.minimum_balance FROM ${inFile} LIMIT 1),
+    where: `${heldByFile} > coalesce((SELECT ${amountSql("f.data->>'balance'")} - p.minimum_balance FROM ${inFile}
+      LIMIT 1),
       (SELECT c.balance - p.minimum_balance - coopbank_held_amount(c.id) FROM ${ofEnterprise}))`,
   },
 ];

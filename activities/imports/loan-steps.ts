@@ -81,8 +81,10 @@ const productsOf = async (trx: Knex.Transaction, enterpriseId: string): Promise<
 const knownMember = (column: string): CrossCheck => ({
   column,
   problem: 'neither in the members file nor a member of the enterprise',
-  where: `NOT EXISTS (SELECT 1 FROM import_rows m WHERE m.import_id = r.import_id AND m.kind = 'members' AND m.data->>'member_number' = r.data->>'${column}'
-      UNION ALL SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id AND c.member_number = r.data->>'${column}')`,
+  where: `NOT EXISTS (SELECT 1 FROM import_rows m WHERE m.import_id = r.import_id AND m.kind = 'members'
+    AND m.data->>'member_number' = r.data->>'${column}'
+      UNION ALL SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id
+        AND c.member_number = r.data->>'${column}')`,
 });
 
 const loanChecks: readonly CrossCheck[] = [
@@ -90,7 +92,8 @@ const loanChecks: readonly CrossCheck[] = [
   {
     column: 'loan_number',
     problem: 'already a loan of the enterprise',
-    where: `EXISTS (SELECT 1 FROM loans l WHERE l.enterprise_id = i.enterprise_id AND l.number = r.data->>'loan_number' AND l.status <> 'cancelled')`,
+    where: `EXISTS (SELECT 1 FROM loans l WHERE l.enterprise_id = i.enterprise_id AND l.number = r.data->>'loan_number'
+      AND l.status <> 'cancelled')`,
   },
   knownMember('member_number'),
   knownMember('guarantor_member_number'),
@@ -98,7 +101,8 @@ const loanChecks: readonly CrossCheck[] = [
     column: 'loan_officer',
     problem: 'not a user of the enterprise',
     where: `NOT EXISTS (SELECT 1 FROM users u JOIN role_grants g ON g.user_id = u.id
-      WHERE u.username = lower(r.data->>'loan_officer') AND g.enterprise_id = i.enterprise_id AND g.revoked_at IS NULL)`,
+      WHERE u.username = lower(r.data->>'loan_officer') AND g.enterprise_id = i.enterprise_id
+        AND g.revoked_at IS NULL)`,
   },
 ];
 
@@ -106,7 +110,8 @@ const installmentChecks: readonly CrossCheck[] = [
   {
     column: 'loan_number',
     problem: 'not a loan of the loans file',
-    where: `NOT EXISTS (SELECT 1 FROM import_rows l WHERE l.import_id = r.import_id AND l.kind = 'loans' AND l.data->>'loan_number' = r.data->>'loan_number')`,
+    where: `NOT EXISTS (SELECT 1 FROM import_rows l WHERE l.import_id = r.import_id AND l.kind = 'loans'
+      AND l.data->>'loan_number' = r.data->>'loan_number')`,
   },
 ];
 
@@ -121,7 +126,9 @@ interface StagedRow {
   refused: boolean;
 }
 
-const stagedWithProblems = `SELECT r.row_number, r.data, EXISTS (SELECT 1 FROM import_problems p WHERE p.import_id = r.import_id AND p.kind = r.kind AND p.row_number = r.row_number) AS refused
+const stagedWithProblems = `SELECT r.row_number, r.data,
+  EXISTS (SELECT 1 FROM import_problems p WHERE p.import_id = r.import_id AND p.kind = r.kind
+    AND p.row_number = r.row_number) AS refused
   FROM import_rows r WHERE r.import_id = ? AND r.kind = ?`;
 
 /** The installments' rows of the loans numbered `numbers`, by loan number. */
@@ -220,9 +227,12 @@ async function loanRowsAfter(
   return (
     await trx.raw<{ rows: (StagedRow & { branch_code: string })[] }>(
       `SELECT r.row_number, r.data, false AS refused, coalesce(
-       (SELECT m.data->>'branch_code' FROM import_rows m WHERE m.import_id = r.import_id AND m.kind = 'members' AND m.data->>'member_number' = r.data->>'member_number' LIMIT 1),
-       (SELECT b.code FROM client_profiles c JOIN branches b ON b.id = c.branch_id WHERE c.enterprise_id = :enterpriseId AND c.member_number = r.data->>'member_number')) AS branch_code
-     FROM import_rows r WHERE r.import_id = :importId AND r.kind = 'loans' AND r.row_number > :after ORDER BY r.row_number LIMIT :limit`,
+       (SELECT m.data->>'branch_code' FROM import_rows m WHERE m.import_id = r.import_id AND m.kind = 'members'
+         AND m.data->>'member_number' = r.data->>'member_number' LIMIT 1),
+       (SELECT b.code FROM client_profiles c JOIN branches b ON b.id = c.branch_id WHERE c.enterprise_id = :enterpriseId
+         AND c.member_number = r.data->>'member_number')) AS branch_code
+     FROM import_rows r WHERE r.import_id = :importId AND r.kind = 'loans' AND r.row_number > :after
+       ORDER BY r.row_number LIMIT :limit`,
       { importId: scope.importId, enterpriseId: scope.enterpriseId, after, limit },
     )
   ).rows;

@@ -13,18 +13,21 @@ const memberChecks: readonly CrossCheck[] = [
     column: 'id_document_number',
     problem: 'the same identity document as another row of the file',
     where: anotherRow(`o.data->>'id_document_type' = r.data->>'id_document_type'
-      AND upper(replace(o.data->>'id_document_number', ' ', '')) = upper(replace(r.data->>'id_document_number', ' ', ''))`),
+      AND upper(replace(o.data->>'id_document_number', ' ', '')) = upper(replace(r.data->>'id_document_number',
+        ' ', ''))`),
   },
   {
     column: 'member_number',
     problem: 'already a member of the enterprise',
-    where: `EXISTS (SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id AND c.member_number = r.data->>'member_number')`,
+    where: `EXISTS (SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id
+      AND c.member_number = r.data->>'member_number')`,
   },
   {
     column: 'id_document_number',
     problem: 'the identity document of a member of the enterprise',
     where: `EXISTS (SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id
-      AND c.id_document_type = r.data->>'id_document_type' AND c.id_document_number = upper(replace(r.data->>'id_document_number', ' ', '')))`,
+      AND c.id_document_type = r.data->>'id_document_type'
+        AND c.id_document_number = upper(replace(r.data->>'id_document_number', ' ', '')))`,
   },
 ];
 
@@ -33,14 +36,17 @@ const memberAccountChecks: readonly CrossCheck[] = [
   {
     column: 'account_number',
     problem: 'already an account of the enterprise',
-    where: `EXISTS (SELECT 1 FROM comptes_clients a WHERE a.enterprise_id = i.enterprise_id AND a.number = r.data->>'account_number')`,
+    where: `EXISTS (SELECT 1 FROM comptes_clients a WHERE a.enterprise_id = i.enterprise_id
+      AND a.number = r.data->>'account_number')`,
   },
   {
     column: 'member_number',
     problem: 'neither in the members file nor a member of the enterprise',
     where: `r.data->>'member_number' <> ''
-      AND NOT EXISTS (SELECT 1 FROM import_rows m WHERE m.import_id = r.import_id AND m.kind = 'members' AND m.data->>'member_number' = r.data->>'member_number')
-      AND NOT EXISTS (SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id AND c.member_number = r.data->>'member_number')`,
+      AND NOT EXISTS (SELECT 1 FROM import_rows m WHERE m.import_id = r.import_id AND m.kind = 'members'
+        AND m.data->>'member_number' = r.data->>'member_number')
+      AND NOT EXISTS (SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id
+        AND c.member_number = r.data->>'member_number')`,
   },
 ];
 
@@ -51,7 +57,8 @@ export const memberSteps: ImportKindSteps = {
       ...((await trx('branches').where({ enterprise_id: scope.enterpriseId }).pluck('code')) as string[]),
       ...(
         await trx.raw(
-          `SELECT DISTINCT data->>'branch_code' AS code FROM import_rows WHERE import_id = ? AND kind = 'branches-users'`,
+          `SELECT DISTINCT data->>'branch_code' AS code FROM import_rows WHERE import_id = ?
+            AND kind = 'branches-users'`,
           [scope.importId],
         )
       ).rows.map((row: { code: string }) => row.code),
@@ -72,11 +79,15 @@ export const memberSteps: ImportKindSteps = {
       afterRow,
       limit,
       `INSERT INTO client_profiles (enterprise_id, branch_id, member_number, kind,
-      first_name, last_name, legal_name, id_document_type, id_document_number, birth_date, gender, phone, address, membership_date, created_by, import_id)
-    SELECT i.enterprise_id, b.id, d->>'member_number', d->>'kind', d->>'first_name', d->>'last_name', d->>'legal_name', d->>'id_document_type',
-      upper(replace(d->>'id_document_number', ' ', '')), ${dateSql("d->>'birth_date'")}, nullif(d->>'gender', ''), d->>'phone', d->>'address',
+      first_name, last_name, legal_name, id_document_type, id_document_number, birth_date, gender, phone, address,
+        membership_date, created_by, import_id)
+    SELECT i.enterprise_id, b.id, d->>'member_number', d->>'kind', d->>'first_name', d->>'last_name', d->>'legal_name',
+      d->>'id_document_type',
+      upper(replace(d->>'id_document_number', ' ', '')), ${dateSql("d->>'birth_date'")}, nullif(d->>'gender', ''),
+        d->>'phone', d->>'address',
       ${dateSql("d->>'membership_date'")}, i.applied_by, i.id
-    FROM batch JOIN imports i ON i.id = batch.import_id JOIN branches b ON b.enterprise_id = i.enterprise_id AND b.code = d->>'branch_code'`,
+    FROM batch JOIN imports i ON i.id = batch.import_id JOIN branches b ON b.enterprise_id = i.enterprise_id
+      AND b.code = d->>'branch_code'`,
     ),
   // Left, with the reason (a member has no other end); the number and document freed with a suffix, so that the
   // corrected files come in again.
@@ -127,9 +138,11 @@ export const memberAccountSteps: ImportKindSteps = {
       limit,
       `INSERT INTO comptes_clients (enterprise_id, branch_id, client_id, product_id,
       number, balance, opening_balance, opened_on, maturity_date, contract_rate, opened_by, import_id)
-    SELECT i.enterprise_id, c.branch_id, c.id, p.id, d->>'account_number', ${amountSql("d->>'balance'")}, ${amountSql("d->>'balance'")}, ${dateSql("d->>'opened_on'")},
+    SELECT i.enterprise_id, c.branch_id, c.id, p.id, d->>'account_number', ${amountSql("d->>'balance'")},
+      ${amountSql("d->>'balance'")}, ${dateSql("d->>'opened_on'")},
       ${dateSql("d->>'maturity_date'")}, NULLIF(d->>'interest_rate', '')::numeric, i.applied_by, i.id
-    FROM batch JOIN imports i ON i.id = batch.import_id JOIN client_profiles c ON c.enterprise_id = i.enterprise_id AND c.member_number = d->>'member_number'
+    FROM batch JOIN imports i ON i.id = batch.import_id JOIN client_profiles c ON c.enterprise_id = i.enterprise_id
+      AND c.member_number = d->>'member_number'
     JOIN savings_products p ON p.enterprise_id = i.enterprise_id AND p.code = d->>'product_code'`,
     ),
   // Closed at zero (the opening entry's reversal takes their balances out of the books), the number freed as a member's
@@ -186,12 +199,15 @@ async function insertBatch(
  */
 async function memberDepositTotals(trx: Knex.Transaction, scope: ImportScope): Promise<DetailTotal[]> {
   const rows = await trx.raw(
-    `SELECT coalesce(m.data->>'branch_code', b.code) AS branch_code, p.deposit_account_code AS account_code, p.code AS product,
+    `SELECT coalesce(m.data->>'branch_code', b.code) AS branch_code, p.deposit_account_code AS account_code,
+      p.code AS product,
       sum(${amountSql("r.data->>'balance'")})::text AS balance
     FROM import_rows r JOIN imports i ON i.id = r.import_id
     JOIN savings_products p ON p.enterprise_id = i.enterprise_id AND p.code = r.data->>'product_code'
-    LEFT JOIN import_rows m ON m.import_id = r.import_id AND m.kind = 'members' AND m.data->>'member_number' = r.data->>'member_number'
-    LEFT JOIN client_profiles c ON m.row_number IS NULL AND c.enterprise_id = i.enterprise_id AND c.member_number = r.data->>'member_number'
+    LEFT JOIN import_rows m ON m.import_id = r.import_id AND m.kind = 'members'
+      AND m.data->>'member_number' = r.data->>'member_number'
+    LEFT JOIN client_profiles c ON m.row_number IS NULL AND c.enterprise_id = i.enterprise_id
+      AND c.member_number = r.data->>'member_number'
     LEFT JOIN branches b ON b.id = c.branch_id
     WHERE r.import_id = ? AND r.kind = 'member-accounts' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
     [scope.importId],

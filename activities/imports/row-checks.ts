@@ -80,7 +80,8 @@ export async function checkAcrossRows(
   for (const check of checks) {
     await trx.raw(
       `INSERT INTO import_problems (enterprise_id, import_id, kind, row_number, "column", value, problem)
-      SELECT r.enterprise_id, r.import_id, r.kind, r.row_number, ?, coalesce(r.data->>?, ''), ? FROM import_rows r JOIN imports i ON i.id = r.import_id
+      SELECT r.enterprise_id, r.import_id, r.kind, r.row_number, ?, coalesce(r.data->>?, ''), ? FROM import_rows r
+        JOIN imports i ON i.id = r.import_id
       WHERE r.import_id = ? AND r.kind = ? AND coalesce(r.data->>?, '') <> '' AND ${check.where}`,
       [check.column, check.column, check.problem, scope.importId, kind, check.column],
     );
@@ -93,7 +94,8 @@ export async function checkAcrossRows(
  * and reads the kind's rows once per row: 10 000 loans took minutes.
  */
 export const anotherRow = (same: string): string =>
-  `EXISTS (SELECT 1 FROM import_rows o WHERE o.import_id = r.import_id AND o.kind = r.kind AND o.row_number <> r.row_number AND ${same})`;
+  `EXISTS (SELECT 1 FROM import_rows o WHERE o.import_id = r.import_id AND o.kind = r.kind
+    AND o.row_number <> r.row_number AND ${same})`;
 
 /** A value found in another row of the same kind of the import: `column`'s value twice in the file. */
 export const twiceInFile = (column: string): CrossCheck => ({

@@ -17,19 +17,25 @@ import { anotherRow, checkAcrossRows, checkEachRow, type CrossCheck } from './ro
  */
 
 /** The rows' member: in the import's members file, or a member of the enterprise (by number). */
-const fileMember = `EXISTS (SELECT 1 FROM import_rows m WHERE m.import_id = r.import_id AND m.kind = 'members' AND m.data->>'member_number' = r.data->>'member_number')`;
+const fileMember = `EXISTS (SELECT 1 FROM import_rows m WHERE m.import_id = r.import_id AND m.kind = 'members'
+  AND m.data->>'member_number' = r.data->>'member_number')`;
 const enterpriseMember = (extra = '') =>
-  `EXISTS (SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id AND c.member_number = r.data->>'member_number'${extra})`;
-const sameHolding = `o.import_id = r.import_id AND o.kind = r.kind AND o.data->>'member_number' = r.data->>'member_number' AND o.data->>'share_type_code' = r.data->>'share_type_code'`;
+  `EXISTS (SELECT 1 FROM client_profiles c WHERE c.enterprise_id = i.enterprise_id
+    AND c.member_number = r.data->>'member_number'${extra})`;
+const sameHolding = `o.import_id = r.import_id AND o.kind = r.kind
+  AND o.data->>'member_number' = r.data->>'member_number' AND o.data->>'share_type_code' = r.data->>'share_type_code'`;
 const wholeShares = (alias: string) => `${alias}.data->>'shares' ~ '^[0-9]{1,9}$'`;
 /** A row whose shares read as a whole number above zero: the bounds judge it (zero shares is the row's own problem). */
 const someShares = `${wholeShares('r')} AND r.data->>'shares' !~ '^0+$'`;
 /** The member's shares of the row's type: held already (not withdrawn, not cancelled) and in the file. */
-const holding = `(SELECT coalesce(sum(s.shares - s.withdrawn_shares), 0) FROM share_subscriptions s JOIN client_profiles c ON c.id = s.client_id JOIN share_types t ON t.id = s.share_type_id
-    WHERE c.enterprise_id = i.enterprise_id AND c.member_number = r.data->>'member_number' AND t.code = r.data->>'share_type_code')
+const holding = `(SELECT coalesce(sum(s.shares - s.withdrawn_shares), 0) FROM share_subscriptions s
+  JOIN client_profiles c ON c.id = s.client_id JOIN share_types t ON t.id = s.share_type_id
+    WHERE c.enterprise_id = i.enterprise_id AND c.member_number = r.data->>'member_number'
+      AND t.code = r.data->>'share_type_code')
   + (SELECT sum((o.data->>'shares')::bigint) FROM import_rows o WHERE ${sameHolding} AND ${wholeShares('o')})`;
 const typeBound = (bound: 'min_shares' | 'max_shares') =>
-  `(SELECT t.${bound} FROM share_types t WHERE t.enterprise_id = i.enterprise_id AND t.code = r.data->>'share_type_code')`;
+  `(SELECT t.${bound} FROM share_types t WHERE t.enterprise_id = i.enterprise_id
+    AND t.code = r.data->>'share_type_code')`;
 
 const shareChecks: readonly CrossCheck[] = [
   {
@@ -83,9 +89,11 @@ async function holdingRows(
   limit: number,
 ): Promise<HoldingRow[]> {
   const result = await trx.raw<{ rows: HoldingRow[] }>(
-    `SELECT r.row_number, r.data, coalesce(m.data->>'branch_code', b.code) AS branch_code, c.id AS client_id, c.branch_id, t.id AS share_type_id, t.nominal_value
+    `SELECT r.row_number, r.data, coalesce(m.data->>'branch_code', b.code) AS branch_code, c.id AS client_id,
+      c.branch_id, t.id AS share_type_id, t.nominal_value
        FROM import_rows r JOIN share_types t ON t.enterprise_id = ? AND t.code = r.data->>'share_type_code'
-       LEFT JOIN import_rows m ON m.import_id = r.import_id AND m.kind = 'members' AND m.data->>'member_number' = r.data->>'member_number'
+       LEFT JOIN import_rows m ON m.import_id = r.import_id AND m.kind = 'members'
+         AND m.data->>'member_number' = r.data->>'member_number'
        LEFT JOIN client_profiles c ON c.enterprise_id = t.enterprise_id AND c.member_number = r.data->>'member_number'
        LEFT JOIN branches b ON b.id = c.branch_id
       WHERE r.import_id = ? AND r.kind = 'shares' AND r.row_number > ? ORDER BY r.row_number LIMIT ?`,

@@ -28,7 +28,8 @@ async function postableAccounts(trx: Knex.Transaction, enterpriseId: string): Pr
   );
 }
 
-const lineSides = `SELECT r.row_number, r.data->>'branch_code' AS branch_code, left(r.data->>'account_code', 1) = '9' AS off_balance,
+const lineSides = `SELECT r.row_number, r.data->>'branch_code' AS branch_code,
+  left(r.data->>'account_code', 1) = '9' AS off_balance,
   ${amountSql("r.data->>'debit'")} AS debit, ${amountSql("r.data->>'credit'")} AS credit
   FROM import_rows r WHERE r.import_id = ? AND r.kind = 'trial-balance'`;
 
@@ -40,8 +41,10 @@ async function checkBalancedBranches(trx: Knex.Transaction, scope: ImportScope):
   await trx.raw(
     `INSERT INTO import_problems (enterprise_id, import_id, kind, row_number, "column", value, problem)
     SELECT ?, ?, 'trial-balance', min(row_number), 'branch_code', branch_code,
-      format('the branch''s %s lines are not balanced: debit %s, credit %s', CASE WHEN off_balance THEN 'off-balance (class 9)' ELSE 'balance-sheet and result' END, sum(debit), sum(credit))
-    FROM (${lineSides}) line WHERE coalesce(branch_code, '') <> '' GROUP BY branch_code, off_balance HAVING sum(debit) <> sum(credit)`,
+      format('the branch''s %s lines are not balanced: debit %s, credit %s', CASE WHEN off_balance
+        THEN 'off-balance (class 9)' ELSE 'balance-sheet and result' END, sum(debit), sum(credit))
+    FROM (${lineSides}) line WHERE coalesce(branch_code, '') <> '' GROUP BY branch_code, off_balance
+      HAVING sum(debit) <> sum(credit)`,
     [scope.enterpriseId, scope.importId, scope.importId],
   );
 }

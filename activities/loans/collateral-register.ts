@@ -25,7 +25,8 @@ interface CollateralRow {
 }
 
 const nameOf = (alias: string) =>
-  `CASE WHEN ${alias}.kind = 'natural_person' THEN trim(${alias}.first_name || ' ' || ${alias}.last_name) ELSE ${alias}.legal_name END`;
+  `CASE WHEN ${alias}.kind = 'natural_person' THEN trim(${alias}.first_name || ' ' || ${alias}.last_name)
+    ELSE ${alias}.legal_name END`;
 
 /**
  * A guarantee's value and valuation date in force at :asOf: its latest revaluation dated by then; before its first
@@ -33,7 +34,8 @@ const nameOf = (alias: string) =>
  */
 const valueInForce = `SELECT value, valuation_date FROM (
     (SELECT r.value, r.valuation_date, 0 AS rank FROM guarantee_revaluations r
-      WHERE r.guarantee_id = g.id AND r.valuation_date <= :asOf ORDER BY r.valuation_date DESC, r.created_at DESC LIMIT 1)
+      WHERE r.guarantee_id = g.id AND r.valuation_date <= :asOf ORDER BY r.valuation_date DESC, r.created_at DESC
+        LIMIT 1)
     UNION ALL
     (SELECT r.value_before, r.valuation_date_before, 1 FROM guarantee_revaluations r
       WHERE r.guarantee_id = g.id AND r.valuation_date > :asOf ORDER BY r.valuation_date, r.created_at LIMIT 1)

@@ -41,7 +41,8 @@ export async function assertCreditCaps(
     throw new AppError(
       'conflict',
       breach.code,
-      `The member's credit would reach ${toFrancs(breach.total, Money.ROUND_HALF_UP)} XAF, above the limit of ${toFrancs(breach.limit, Money.ROUND_HALF_UP)} XAF (COBAC R-2017/08).`,
+      `The member's credit would reach ${toFrancs(breach.total, Money.ROUND_HALF_UP)} XAF, ` +
+        `above the limit of ${toFrancs(breach.limit, Money.ROUND_HALF_UP)} XAF (COBAC R-2017/08).`,
     );
   }
   return result.breaches.map(breachRow);

@@ -79,6 +79,51 @@ async function postWithheldCharges(trx: Knex.Transaction, now: Date, charges: Wi
   }
 }
 
+/** The loan, locked, if it awaits its disbursement: a second disbursement waits, then is refused. */
+async function lockedLoanAwaitingDisbursement(trx: Knex.Transaction, loanId: string): Promise<Loan> {
+  const loan = await Loan.query(trx).findById(loanId).forUpdate().throwIfNotFound();
+  if (loan.status !== 'awaiting_disbursement')
+    throw new AppError(
+      'conflict',
+      'loan_not_awaiting_disbursement',
+      `Loan ${loan.number} is ${loan.status}: it cannot be disbursed.`,
+    );
+  return loan;
+}
+
+/** The loan's schedule from its own terms, as granted: a product changed since approval does not change it. */
+async function writeGrantedSchedule(trx: Knex.Transaction, loan: Loan, disbursedOn: string, insurance: LoanInsurance) {
+  const simulation = simulateLoan({
+    method: loan.method,
+    frequency: loan.frequency,
+    annualRate: new Money(loan.annualRate),
+    feeRate: new Money(0),
+    feeFixed: new Money(loan.fees),
+    principal: new Money(loan.principal),
+    termPeriods: loan.termPeriods,
+    gracePeriods: loan.gracePeriods,
+    startDate: disbursedOn,
+    insurance,
+  });
+  await writeSchedule(trx, loan.id, simulation.schedule, simulation.insuranceParts);
+  return simulation;
+}
+
+const auditDisbursement = (trx: Knex.Transaction, actor: Actor, loan: Loan, channel: DisbursementInput['channel']) =>
+  recordAudit(trx, actor, {
+    action: 'loan.disburse',
+    entityType: 'loan',
+    entityId: loan.id,
+    enterpriseId: loan.enterpriseId,
+    details: {
+      number: loan.number,
+      channel,
+      principal: loan.principal,
+      fees: loan.fees,
+      insurance_premium: loan.insurancePremium,
+    },
+  });
+
 /**
  * Pays an approved loan out, in one transaction: dates the schedule from the business date (the first
  * installment one period later), posts the disbursement (portfolio / member's account or till), the fees
@@ -88,13 +133,7 @@ async function postWithheldCharges(trx: Knex.Transaction, now: Date, charges: Wi
  */
 export async function disburseLoan(context: ActivityContext, actor: Actor, input: DisbursementInput): Promise<Loan> {
   return inTransaction(context.knex, async (trx) => {
-    const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
-    if (loan.status !== 'awaiting_disbursement')
-      throw new AppError(
-        'conflict',
-        'loan_not_awaiting_disbursement',
-        `Loan ${loan.number} is ${loan.status}: it cannot be disbursed.`,
-      );
+    const loan = await lockedLoanAwaitingDisbursement(trx, input.loanId);
     await assertNotFinalApprover(trx, loan, actor);
     const product = await LoanProduct.query(trx).findById(loan.productId).throwIfNotFound();
     const now = context.clock();
@@ -135,20 +174,7 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
       insurance,
     });
     if (leg !== null) await moveAccountBalance(trx, leg, principal.minus(withheldAtDisbursement(fees, insurance)));
-    // The loan's own terms, as granted: a product changed since approval does not change this loan.
-    const simulation = simulateLoan({
-      method: loan.method,
-      frequency: loan.frequency,
-      annualRate: new Money(loan.annualRate),
-      feeRate: new Money(0),
-      feeFixed: fees,
-      principal,
-      termPeriods: loan.termPeriods,
-      gracePeriods: loan.gracePeriods,
-      startDate: disbursedOn,
-      insurance,
-    });
-    await writeSchedule(trx, loan.id, simulation.schedule, simulation.insuranceParts);
+    const simulation = await writeGrantedSchedule(trx, loan, disbursedOn, insurance);
     const disbursed = await Loan.query(trx).patchAndFetchById(loan.id, {
       status: 'active',
       disbursedOn,
@@ -166,19 +192,7 @@ export async function disburseLoan(context: ActivityContext, actor: Actor, input
     });
     // The financing commitment (922) is released as the money goes out: docs/domain.md §12.2.
     await postLoanEngagements(trx, { loanId: loan.id, date: disbursedOn, createdBy: actor.userId });
-    await recordAudit(trx, actor, {
-      action: 'loan.disburse',
-      entityType: 'loan',
-      entityId: loan.id,
-      enterpriseId: loan.enterpriseId,
-      details: {
-        number: loan.number,
-        channel: input.channel,
-        principal: loan.principal,
-        fees: loan.fees,
-        insurance_premium: loan.insurancePremium,
-      },
-    });
+    await auditDisbursement(trx, actor, loan, input.channel);
     return disbursed;
   });
 }

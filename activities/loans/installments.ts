@@ -101,11 +101,15 @@ export async function insertSchedule(
  * part of it meanwhile (it locks the row) keeps its decrease.
  */
 export const saveInstallmentsStatement = `UPDATE loan_installments i
-  SET penalty_due = v.penalty_due, interest_due = v.interest_due, principal_paid = v.principal_paid, interest_paid = v.interest_paid,
-      penalty_paid = v.penalty_paid, penalty_through = v.penalty_through, paid_on = v.paid_on, interest_unearned = i.interest_unearned + v.unearned_added,
+  SET penalty_due = v.penalty_due, interest_due = v.interest_due, principal_paid = v.principal_paid,
+    interest_paid = v.interest_paid,
+      penalty_paid = v.penalty_paid, penalty_through = v.penalty_through, paid_on = v.paid_on,
+        interest_unearned = i.interest_unearned + v.unearned_added,
       insurance_due = v.insurance_due, insurance_paid = v.insurance_paid
-  FROM json_to_recordset(?::json) AS v(number int, penalty_due numeric, interest_due numeric, principal_paid numeric, interest_paid numeric,
-                                      penalty_paid numeric, penalty_through date, paid_on date, unearned_added numeric, insurance_due numeric, insurance_paid numeric)
+  FROM json_to_recordset(?::json) AS v(number int, penalty_due numeric, interest_due numeric, principal_paid numeric,
+    interest_paid numeric,
+                                      penalty_paid numeric, penalty_through date, paid_on date, unearned_added numeric,
+                                        insurance_due numeric, insurance_paid numeric)
   WHERE i.loan_id = ? AND i.number = v.number`;
 
 export function installmentsJson(

@@ -168,12 +168,15 @@ async function accruingLoans(
   periodEnd: string,
 ): Promise<AccruingLoanRow[]> {
   const result = await trx.raw<{ rows: AccruingLoanRow[] }>(
-    `SELECT l.id, l.branch_id, to_char(l.disbursed_on, 'YYYY-MM-DD') AS disbursed_on, p.interest_income_account_code, p.accrued_interest_account_code,
-            (SELECT json_agg(json_build_object('due_date', to_char(i.due_date, 'YYYY-MM-DD'), 'interest_due', i.interest_due::text, 'interest_paid', i.interest_paid::text) ORDER BY i.number)
+    `SELECT l.id, l.branch_id, to_char(l.disbursed_on, 'YYYY-MM-DD') AS disbursed_on, p.interest_income_account_code,
+      p.accrued_interest_account_code,
+            (SELECT json_agg(json_build_object('due_date', to_char(i.due_date, 'YYYY-MM-DD'), 'interest_due',
+              i.interest_due::text, 'interest_paid', i.interest_paid::text) ORDER BY i.number)
                FROM loan_installments i WHERE i.loan_id = l.id) AS installments
        FROM loans l JOIN loan_products p ON p.id = l.product_id
       WHERE l.enterprise_id = :enterpriseId AND l.disbursed_on <= :periodEnd AND NOT l.litigious
-        AND COALESCE((SELECT lp.classification FROM loan_provisions lp WHERE lp.loan_id = l.id AND lp.as_of <= :periodEnd ORDER BY lp.as_of DESC LIMIT 1), 'performing') = 'performing'
+        AND COALESCE((SELECT lp.classification FROM loan_provisions lp WHERE lp.loan_id = l.id
+          AND lp.as_of <= :periodEnd ORDER BY lp.as_of DESC LIMIT 1), 'performing') = 'performing'
         AND l.status IN ('active', 'closed') AND (l.closed_on IS NULL OR l.closed_on > :periodEnd)
       ORDER BY l.id`,
     { enterpriseId, periodEnd },
@@ -240,7 +243,8 @@ export async function accrueLoanInterest(
     throw new AppError(
       'conflict',
       'accrual_rule_unsupported',
-      'The interest_accrual rule must have one leg (accrued interest receivable / interest income) for the month end to book and reverse it.',
+      'The interest_accrual rule must have one leg (accrued interest receivable / interest income) for the month ' +
+        'end to book and reverse it.',
     );
   }
   const accruals: Accrual[] = (await accruingLoans(trx, run.enterprise_id, run.period_end)).map((loan) => ({

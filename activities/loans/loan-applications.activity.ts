@@ -53,6 +53,15 @@ export interface SubmissionInput extends RequestedTerms {
   loanOfficerId?: string;
 }
 
+/** The application's id and number, `{branch}-D{year}-{n}` per branch and year. */
+const newApplicationNumber = (trx: Knex.Transaction, client: ClientForCredit, businessDate: string) =>
+  newYearlyRecord(
+    trx,
+    { name: 'loan_application', enterpriseId: client.enterprise_id, branchId: client.branch_id },
+    businessDate,
+    (year, sequence) => `${client.branch_code}-D${year}-${String(sequence).padStart(5, '0')}`,
+  );
+
 /**
  * Records an application in review at the cashier step: an active member, an active product of the member's
  * enterprise, terms within bounds, credit caps as configured. Numbered `{branch}-D{year}-{n}` per branch and
@@ -81,12 +90,7 @@ export async function submitLoanApplication(
       requested: input.amount,
       mode: configuration.creditCapMode,
     });
-    const { id, number } = await newYearlyRecord(
-      trx,
-      { name: 'loan_application', enterpriseId: client.enterprise_id, branchId: client.branch_id },
-      businessDate,
-      (year, sequence) => `${client.branch_code}-D${year}-${String(sequence).padStart(5, '0')}`,
-    );
+    const { id, number } = await newApplicationNumber(trx, client, businessDate);
     const application = await LoanApplication.query(trx).insertAndFetch({
       id,
       enterpriseId: client.enterprise_id,

@@ -19,10 +19,13 @@ export const withHistory = <Q extends QueryBuilder<LoanApplication, LoanApplicat
 ): Q =>
   builder.select(
     'loan_applications.*',
-    raw(`coalesce((SELECT json_agg(json_build_object('step', d.step, 'decision', d.decision, 'comment', d.comment, 'decided_by', d.decided_by, 'decided_at', d.decided_at)
-      ORDER BY d.decided_at) FROM loan_application_decisions d WHERE d.application_id = loan_applications.id), '[]') AS decision_history`),
+    raw(`coalesce((SELECT json_agg(json_build_object('step', d.step, 'decision', d.decision, 'comment', d.comment,
+      'decided_by', d.decided_by, 'decided_at', d.decided_at)
+      ORDER BY d.decided_at) FROM loan_application_decisions d WHERE d.application_id = loan_applications.id),
+        '[]') AS decision_history`),
     raw(
-      `(SELECT json_build_object('id', l.id, 'number', l.number) FROM loans l WHERE l.application_id = loan_applications.id) AS loan`,
+      `(SELECT json_build_object('id', l.id, 'number', l.number) FROM loans l
+        WHERE l.application_id = loan_applications.id) AS loan`,
     ),
   );
 

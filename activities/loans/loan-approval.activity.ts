@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { effectiveBusinessDate } from '../../domain/calendar';
+import { effectiveBusinessDate, type IsoDate } from '../../domain/calendar';
 import type { ApplicationStatus, ApprovalStep, DecisionKind } from '../../domain/loans/approval';
 import { loanTermsOf } from '../../domain/loans/loan-product';
 import { simulateLoan } from '../../domain/loans/simulation';
@@ -201,6 +201,24 @@ async function loanIdOf(trx: Knex.Transaction, applicationId: string): Promise<s
   return (loan?.id as string | undefined) ?? null;
 }
 
+/** The loan's schedule from the approval date: the fees and the insurance premium quoted at submission are charged. */
+function quotedSimulation(product: LoanProduct, application: LoanApplication, approvedOn: IsoDate) {
+  const principal = new Money(application.amount);
+  const terms = loanTermsOf(
+    product,
+    { amount: principal, termPeriods: application.termPeriods, gracePeriods: application.gracePeriods },
+    approvedOn,
+  );
+  const insurance = { premium: new Money(application.insurancePremium), collection: product.insuranceCollection };
+  const simulation = simulateLoan({
+    ...terms,
+    feeRate: new Money(0),
+    feeFixed: new Money(application.fees),
+    insurance,
+  });
+  return { insurance, simulation };
+}
+
 /**
  * The loan an approved application becomes: numbered from LoanSequence (`{branch}-P{year}-{n}`, per branch
  * and year), its schedule provisionally from the approval date until disbursement dates it for good.
@@ -225,19 +243,7 @@ async function createLoan(
   });
   const product = await LoanProduct.query(trx).findById(application.productId).throwIfNotFound();
   const approvedOn = effectiveBusinessDate(configuration, now);
-  // The fees and the insurance premium quoted at submission are those charged.
-  const terms = loanTermsOf(
-    product,
-    { amount: principal, termPeriods: application.termPeriods, gracePeriods: application.gracePeriods },
-    approvedOn,
-  );
-  const insurance = { premium: new Money(application.insurancePremium), collection: product.insuranceCollection };
-  const simulation = simulateLoan({
-    ...terms,
-    feeRate: new Money(0),
-    feeFixed: new Money(application.fees),
-    insurance,
-  });
+  const { insurance, simulation } = quotedSimulation(product, application, approvedOn);
   const year = Number(approvedOn.slice(0, 4));
   const sequence = await nextSequenceValue(trx, {
     name: 'loan',

@@ -69,7 +69,9 @@ async function pledgedAccount(
     await heldAmount(trx, account.id),
   );
   if (available.lt(value)) {
-    const message = `The available balance of ${account.number} is ${formatAmount(available)} XAF: ${formatAmount(value)} XAF cannot be held on it.`;
+    const message =
+      `The available balance of ${account.number} is ${formatAmount(available)} XAF: ` +
+      `${formatAmount(value)} XAF cannot be held on it.`;
     throw new AppError('conflict', 'insufficient_funds', message, [{ field: 'value', message }]);
   }
   return account;
@@ -215,7 +217,8 @@ export async function endGuarantee(context: DataContext, actor: Actor, guarantee
       throw new AppError(
         'conflict',
         `guarantee_${guarantee.status as 'pending' | 'refused'}`,
-        `The guarantee is ${guarantee.status as string}: only a guarantee in force is ended (a pending one is refused).`,
+        `The guarantee is ${guarantee.status as string}: only a guarantee in force is ended (a pending one is ` +
+          `refused).`,
       );
     }
     const [updated] = await trx('loan_guarantees')
@@ -333,7 +336,8 @@ export async function bringGuaranteeInForce(context: DataContext, actor: Actor, 
   return inTransaction(context.knex, async (trx) => {
     const guarantee = await trx('loan_guarantees').where({ id: guaranteeId }).forUpdate().first();
     if (guarantee === undefined) throw new NotFoundError('The guarantee');
-    if (guarantee.status === 'in_force') return guarantee as Record<string, unknown>; // brought in force already: nothing more to do
+    // Brought in force already: nothing more to do.
+    if (guarantee.status === 'in_force') return guarantee as Record<string, unknown>;
     if (guarantee.status === 'refused')
       throw new AppError('conflict', 'guarantee_refused', 'The guarantee was refused: ask for it again.');
     await securedCredit(trx, { loanId: guarantee.loan_id, applicationId: guarantee.application_id });

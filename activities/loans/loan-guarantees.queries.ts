@@ -58,9 +58,11 @@ const pendingChanges = (knex: Knex) =>
   knex('approval_requests')
     .where({ operation: 'guarantee.change', status: 'pending' })
     .select(
-      knex.raw(`DISTINCT ON (payload->>'guaranteeId') payload->>'guaranteeId' AS guarantee_id, payload->>'endDate' AS end_date, maker_id,
+      knex.raw(`DISTINCT ON (payload->>'guaranteeId') payload->>'guaranteeId' AS guarantee_id,
+        payload->>'endDate' AS end_date, maker_id,
                     payload->>'value' AS value, payload->>'valuationDate' AS valuation_date,
-                    CASE WHEN payload->>'change' = 'revalue' THEN 'revalue' WHEN payload->>'endDate' IS NULL THEN 'add' ELSE 'end' END AS change`),
+                    CASE WHEN payload->>'change' = 'revalue' THEN 'revalue' WHEN payload->>'endDate' IS NULL THEN 'add'
+                      ELSE 'end' END AS change`),
     )
     .orderByRaw(`payload->>'guaranteeId', created_at`)
     .as('r');

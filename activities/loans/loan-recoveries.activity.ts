@@ -61,6 +61,12 @@ export async function recoveredOn(knex: Knex, loanId: string): Promise<Money> {
   return new Money(row.total as string);
 }
 
+/** The recovery the same user recorded earlier under the same Idempotency-Key, if any. */
+const earlierRecovery = async (trx: Knex.Transaction, enterpriseId: string, actor: Actor, idempotencyKey: string) =>
+  (await recoveriesQuery(trx)
+    .where({ 'r.enterprise_id': enterpriseId, 'r.recorded_by': actor.userId, 'r.idempotency_key': idempotencyKey })
+    .first()) as LoanRecoveryRow | undefined;
+
 /**
  * Records money recovered on a written-off loan (docs/domain.md §14.3): income on 792 Récupération sur créances
  * abandonnées, from the till or the member's account (`loan_recovery`), and a row of the loan's recovery history.
@@ -83,13 +89,7 @@ export async function recordRecovery(
       reference: input.reference,
     };
     if (input.idempotencyKey !== null) {
-      const earlier = (await recoveriesQuery(trx)
-        .where({
-          'r.enterprise_id': loan.enterpriseId,
-          'r.recorded_by': actor.userId,
-          'r.idempotency_key': input.idempotencyKey,
-        })
-        .first()) as LoanRecoveryRow | undefined;
+      const earlier = await earlierRecovery(trx, loan.enterpriseId, actor, input.idempotencyKey);
       if (earlier !== undefined) {
         assertSameRequest(earlier.request, request);
         return { recovery: earlier, replayed: true };

@@ -350,7 +350,8 @@ async function settleRepayment(
     throw new AppError(
       'conflict',
       'exceeds_total_due',
-      `At most ${formatAmount(allocation.totalDue)} XAF can be repaid on ${businessDate}: the installments due and the next one (an early payoff is a separate operation).`,
+      `At most ${formatAmount(allocation.totalDue)} XAF can be repaid on ${businessDate}: ` +
+        `the installments due and the next one (an early payoff is a separate operation).`,
     );
   }
   const paid = allocation.allocations.filter((row) => row.total.gt(0));
@@ -421,7 +422,8 @@ async function settleRepayment(
 }
 
 const repaymentColumns =
-  'id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, insurance, channel, account_id, reference, business_date, allocations, outstanding_after, request, recorded_by, created_at';
+  'id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, insurance, channel, account_id, ' +
+  'reference, business_date, allocations, outstanding_after, request, recorded_by, created_at';
 
 /**
  * The installments, the loan, the repayment and the entries of its components in one statement, one text per number
@@ -432,13 +434,16 @@ const repaymentColumns =
  */
 const repaymentStatements = components.map(
   (_, index) => `WITH installments AS (${saveInstallmentsStatement}),
-     loan AS (UPDATE loans SET outstanding_principal = ?, status = CASE WHEN ?::date IS NULL THEN status ELSE 'closed' END, closed_on = COALESCE(?::date, closed_on)
+     loan AS (UPDATE loans SET outstanding_principal = ?, status = CASE WHEN ?::date IS NULL THEN status ELSE 'closed'
+       END, closed_on = COALESCE(?::date, closed_on)
               WHERE id = ? AND xmin = COALESCE(?::xid, xmin) RETURNING id),
      recorded AS (${recordedEventsStatement(index + 1)})
-INSERT INTO loan_repayments (id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, insurance, channel, account_id, reference, business_date,
+INSERT INTO loan_repayments (id, enterprise_id, branch_id, loan_id, amount, principal, interest, penalty, insurance,
+  channel, account_id, reference, business_date,
                              allocations, outstanding_after, idempotency_key, request, recorded_by)
 VALUES (?, ?, ?, coopbank_unchanged_loan((SELECT id FROM loan)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-RETURNING ${repaymentColumns}, (SELECT json_agg(json_build_object('entry_id', r.entry_id, 'replayed', r.replayed) ORDER BY r.ord) FROM recorded r) AS recorded`,
+RETURNING ${repaymentColumns}, (SELECT json_agg(json_build_object('entry_id', r.entry_id, 'replayed', r.replayed)
+  ORDER BY r.ord) FROM recorded r) AS recorded`,
 );
 
 const allocationsJson = (paid: readonly InstallmentAllocation[]): string =>

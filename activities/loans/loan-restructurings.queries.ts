@@ -29,10 +29,14 @@ export async function restructuringStates(
 ): Promise<Map<string, RestructuringState>> {
   if (loanIds.length === 0) return new Map();
   const result = await trx.raw<{ rows: StateRow[] }>(
-    `SELECT DISTINCT ON (r.loan_id) r.loan_id, r.number, r.class_before, to_char(r.first_due_date, 'YYYY-MM-DD') AS first_due_date, r.required_payment,
-            (SELECT COALESCE(sum(p.amount), 0) FROM loan_repayments p WHERE p.loan_id = r.loan_id AND p.created_at > r.applied_at AND p.business_date <= :asOf)::text AS paid_since,
-            EXISTS (SELECT 1 FROM loan_installments i WHERE i.loan_id = r.loan_id AND i.number > r.kept_through AND i.due_date < :asOf
-                      AND i.due_date < r.first_due_date + :transitionDays::int AND (i.paid_on IS NULL OR i.paid_on > i.due_date)) AS missed
+    `SELECT DISTINCT ON (r.loan_id) r.loan_id, r.number, r.class_before,
+      to_char(r.first_due_date, 'YYYY-MM-DD') AS first_due_date, r.required_payment,
+            (SELECT COALESCE(sum(p.amount), 0) FROM loan_repayments p WHERE p.loan_id = r.loan_id
+              AND p.created_at > r.applied_at AND p.business_date <= :asOf)::text AS paid_since,
+            EXISTS (SELECT 1 FROM loan_installments i WHERE i.loan_id = r.loan_id AND i.number > r.kept_through
+              AND i.due_date < :asOf
+                      AND i.due_date < r.first_due_date + :transitionDays::int
+                        AND (i.paid_on IS NULL OR i.paid_on > i.due_date)) AS missed
      FROM loan_restructurings r
      WHERE r.loan_id = ANY(:loanIds::uuid[]) AND r.status = 'approved' AND r.effective_on <= :asOf
      ORDER BY r.loan_id, r.number DESC`,

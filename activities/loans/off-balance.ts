@@ -234,14 +234,18 @@ async function monthEndLoans(
   run: { enterprise_id: string; period_end: IsoDate },
 ): Promise<MonthEndLoanRow[]> {
   const { rows } = await trx.raw<{ rows: MonthEndLoanRow[] }>(
-    `SELECT l.id, l.enterprise_id, l.branch_id, l.number, l.status, l.principal::text AS principal, to_char(l.disbursed_on, 'YYYY-MM-DD') AS disbursed_on,
-            COALESCE((SELECT lp.classification FROM loan_provisions lp WHERE lp.loan_id = l.id AND lp.as_of <= :periodEnd ORDER BY lp.as_of DESC LIMIT 1), 'performing') = 'doubtful' AS doubtful,
-            (SELECT json_agg(json_build_object('due_date', to_char(i.due_date, 'YYYY-MM-DD'), 'interest_due', i.interest_due::text, 'interest_paid', i.interest_paid::text) ORDER BY i.number)
+    `SELECT l.id, l.enterprise_id, l.branch_id, l.number, l.status, l.principal::text AS principal,
+      to_char(l.disbursed_on, 'YYYY-MM-DD') AS disbursed_on,
+            COALESCE((SELECT lp.classification FROM loan_provisions lp WHERE lp.loan_id = l.id
+              AND lp.as_of <= :periodEnd ORDER BY lp.as_of DESC LIMIT 1), 'performing') = 'doubtful' AS doubtful,
+            (SELECT json_agg(json_build_object('due_date', to_char(i.due_date, 'YYYY-MM-DD'), 'interest_due',
+              i.interest_due::text, 'interest_paid', i.interest_paid::text) ORDER BY i.number)
                FROM loan_installments i WHERE i.loan_id = l.id) AS installments
        FROM loans l
       WHERE l.enterprise_id = :enterpriseId
         AND (l.status IN ('awaiting_disbursement', 'active')
-             OR EXISTS (SELECT 1 FROM off_balance_movements m WHERE m.loan_id = l.id GROUP BY m.account HAVING sum(m.amount) <> 0))
+             OR EXISTS (SELECT 1 FROM off_balance_movements m WHERE m.loan_id = l.id GROUP BY m.account
+               HAVING sum(m.amount) <> 0))
         -- A loan moved by an operation after the period (a month end run late) is left to the next month end.
         AND NOT EXISTS (SELECT 1 FROM off_balance_movements m WHERE m.loan_id = l.id AND m.entry_date > :periodEnd)
       ORDER BY l.id
@@ -279,7 +283,8 @@ async function postEngagementEntries(
   const posted = await ledgerRows<{ ord: string; id: string }>(
     trx.raw(
       `
-    SELECT d.ord, coopbank_post_entry((d.value->>'enterprise')::uuid, (d.value->>'branch')::uuid, ?::date, d.value->'lines', d.value->>'description',
+    SELECT d.ord, coopbank_post_entry((d.value->>'enterprise')::uuid, (d.value->>'branch')::uuid, ?::date,
+      d.value->'lines', d.value->>'description',
                                       NULL, NULL, NULL, NULL, 'HB') AS id
       FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS d(value, ord)`,
       [date, JSON.stringify(drafts)],

@@ -52,7 +52,8 @@ export async function writeOffLoan(
       throw new AppError(
         'conflict',
         'loan_not_doubtful',
-        `Loan ${loan.number} is ${loan.status === 'active' ? loan.classification : loan.status}: only a doubtful loan is written off.`,
+        `Loan ${loan.number} is ${loan.status === 'active' ? loan.classification : loan.status}: ` +
+          `only a doubtful loan is written off.`,
       );
     }
     const client = await trx('client_profiles').where({ id: loan.clientId }).first('related_party');

@@ -40,15 +40,18 @@ interface Row {
 }
 
 /** Unpaid at the date, as the provisioning run reads it on its own date: not paid off, or paid off after the date. */
-const lateAt = `((i.paid_on IS NULL AND (i.principal_paid < i.principal_due OR i.interest_paid < i.interest_due)) OR i.paid_on > :asOf)`;
+const lateAt = `((i.paid_on IS NULL AND (i.principal_paid < i.principal_due OR i.interest_paid < i.interest_due))
+  OR i.paid_on > :asOf)`;
 
 /**
  * The officer of a loan at the date: the one the latest reassignment by then handed it to; before any, the first
  * reassignment's previous officer; without any, the loan's.
  */
 const officerAt = `COALESCE(
-  (SELECT a.to_officer_id FROM loan_officer_assignments a WHERE a.loan_id = l.id AND a.assigned_on <= :asOf ORDER BY a.assigned_on DESC, a.created_at DESC LIMIT 1),
-  (SELECT a.from_officer_id FROM loan_officer_assignments a WHERE a.loan_id = l.id ORDER BY a.assigned_on, a.created_at LIMIT 1),
+  (SELECT a.to_officer_id FROM loan_officer_assignments a WHERE a.loan_id = l.id AND a.assigned_on <= :asOf
+    ORDER BY a.assigned_on DESC, a.created_at DESC LIMIT 1),
+  (SELECT a.from_officer_id FROM loan_officer_assignments a WHERE a.loan_id = l.id ORDER BY a.assigned_on, a.created_at
+    LIMIT 1),
   l.loan_officer_id)`;
 
 /** Each ladder period's principal: due after the previous bound, up to its own. */
@@ -58,7 +61,9 @@ function ladderColumns(asOf: IsoDate): { sql: string; bindings: Record<string, s
   const columns = ladderPeriods.map(({ key, months }) => {
     const upper = months === null ? null : `:${key}`;
     if (months !== null) bindings[key] = addMonthsClamped(parseIsoDate(asOf), months);
-    const column = `CAST(COALESCE(sum(${unpaidAt('principal')}) FILTER (WHERE i.due_date > ${lower}${upper === null ? '' : ` AND i.due_date <= ${upper}`}), 0) AS text) AS ${key}`;
+    const column = `CAST(COALESCE(sum(${unpaidAt('principal')})
+      FILTER (WHERE i.due_date > ${lower}${upper === null ? '' : ` AND i.due_date <= ${upper}`}),
+        0) AS text) AS ${key}`;
     if (upper !== null) lower = upper;
     return column;
   });
@@ -73,22 +78,30 @@ function ladderColumns(asOf: IsoDate): { sql: string; bindings: Record<string, s
  */
 export async function portfolioLoans(knex: Knex, scope: PortfolioScope): Promise<PortfolioLoan[]> {
   const ladder = ladderColumns(scope.asOf);
-  const inPortfolio = `(l.disbursed_on <= :asOf AND NOT COALESCE(l.written_off_on <= :asOf, false) AND NOT COALESCE(l.closed_on <= :asOf, false))`;
+  const inPortfolio = `(l.disbursed_on <= :asOf AND NOT COALESCE(l.written_off_on <= :asOf, false)
+    AND NOT COALESCE(l.closed_on <= :asOf, false))`;
   const inPeriod =
     scope.period === undefined
       ? 'false'
-      : `(l.disbursed_on BETWEEN :from AND :to OR EXISTS (SELECT 1 FROM loan_repayments r WHERE r.loan_id = l.id AND r.business_date BETWEEN :from AND :to))`;
+      : `(l.disbursed_on BETWEEN :from AND :to
+        OR EXISTS (SELECT 1 FROM loan_repayments r WHERE r.loan_id = l.id AND r.business_date BETWEEN :from AND :to))`;
   const filters = [
     scope.branches === 'all' ? null : 'l.branch_id = ANY(:branches::uuid[])',
     scope.product === undefined ? null : 'l.product_id = :product',
     scope.officer === undefined ? null : 'o.officer_id = :officer',
   ].filter((filter) => filter !== null);
+  // What the loan's repayments brought in during the period.
+  const collectedInPeriod =
+    '(SELECT COALESCE(sum(r.amount), 0) FROM loan_repayments r ' +
+    'WHERE r.loan_id = l.id AND r.business_date BETWEEN :from AND :to)';
   const result = await knex.raw<{ rows: Row[] }>(
-    `SELECT l.id AS loan, l.number, l.branch_id, b.code AS branch_code, b.name AS branch_name, l.product_id, p.code AS product_code, p.name AS product_name,
+    `SELECT l.id AS loan, l.number, l.branch_id, b.code AS branch_code, b.name AS branch_name, l.product_id,
+      p.code AS product_code, p.name AS product_name,
             o.officer_id, u.username AS officer_username, u.full_name AS officer_name, ${inPortfolio} AS in_portfolio,
             COALESCE(:asOf::date - f.oldest_due, 0) AS days_past_due, f.*,
-            CAST(CASE WHEN ${scope.period === undefined ? 'false' : 'l.disbursed_on BETWEEN :from AND :to'} THEN l.principal ELSE 0 END AS text) AS disbursed,
-            CAST(${scope.period === undefined ? '0' : '(SELECT COALESCE(sum(r.amount), 0) FROM loan_repayments r WHERE r.loan_id = l.id AND r.business_date BETWEEN :from AND :to)'} AS text) AS collected
+            CAST(CASE WHEN ${scope.period === undefined ? 'false' : 'l.disbursed_on BETWEEN :from AND :to'}
+              THEN l.principal ELSE 0 END AS text) AS disbursed,
+            CAST(${scope.period === undefined ? '0' : collectedInPeriod} AS text) AS collected
        FROM loans l
        JOIN branches b ON b.id = l.branch_id
        JOIN loan_products p ON p.id = l.product_id
@@ -97,11 +110,13 @@ export async function portfolioLoans(knex: Knex, scope: PortfolioScope): Promise
        CROSS JOIN LATERAL (
          SELECT min(i.due_date) FILTER (WHERE i.due_date < :asOf AND ${lateAt}) AS oldest_due,
                 CAST(COALESCE(sum(${unpaidAt('principal')}), 0) AS text) AS outstanding,
-                CAST(COALESCE(sum(${unpaidAt('principal')} + ${unpaidAt('interest')}) FILTER (WHERE i.due_date <= :asOf), 0) AS text) AS arrears,
+                CAST(COALESCE(sum(${unpaidAt('principal')} + ${unpaidAt('interest')})
+                  FILTER (WHERE i.due_date <= :asOf), 0) AS text) AS arrears,
                 CAST(COALESCE(sum(${unpaidAt('principal')}) FILTER (WHERE i.due_date <= :asOf), 0) AS text) AS past_due,
                 ${ladder.sql}
            FROM loan_installments i WHERE i.loan_id = l.id) f
-      WHERE l.enterprise_id = :enterpriseId AND l.disbursed_on IS NOT NULL AND (${inPortfolio} OR ${inPeriod})${filters.map((filter) => ` AND ${filter}`).join('')}
+      WHERE l.enterprise_id = :enterpriseId AND l.disbursed_on IS NOT NULL
+        AND (${inPortfolio} OR ${inPeriod})${filters.map((filter) => ` AND ${filter}`).join('')}
       ORDER BY l.number`,
     {
       enterpriseId: scope.enterpriseId,

@@ -40,7 +40,8 @@ interface PositionRow {
  * when): an approximation that can only lower the figure, and that disappears on the business date itself.
  */
 export const unpaidAt = (column: 'principal' | 'interest') =>
-  `CASE WHEN i.paid_on IS NULL THEN i.${column}_due - i.${column}_paid WHEN i.paid_on > :asOf THEN i.${column}_due ELSE 0 END`;
+  `CASE WHEN i.paid_on IS NULL THEN i.${column}_due - i.${column}_paid WHEN i.paid_on > :asOf THEN i.${column}_due
+    ELSE 0 END`;
 
 /**
  * Every loan of the portfolio at `asOf` in the branches (docs/domain.md §10): its position of that date (the
@@ -64,15 +65,18 @@ export async function loansAt(
       'c.related_party',
       'l.litigious',
       knex.raw(
-        `CASE WHEN c.kind = 'natural_person' THEN trim(c.first_name || ' ' || c.last_name) ELSE c.legal_name END AS member_name`,
+        `CASE WHEN c.kind = 'natural_person' THEN trim(c.first_name || ' ' || c.last_name) ELSE c.legal_name
+          END AS member_name`,
       ),
       knex.raw('COALESCE(p.days_past_due, 0) AS days_past_due'),
       knex.raw(
-        `CAST((SELECT COALESCE(sum(${unpaidAt('principal')} + ${unpaidAt('interest')}), 0) FROM loan_installments i WHERE i.loan_id = l.id AND i.due_date <= :asOf) AS text) AS arrears`,
+        `CAST((SELECT COALESCE(sum(${unpaidAt('principal')} + ${unpaidAt('interest')}), 0) FROM loan_installments i
+          WHERE i.loan_id = l.id AND i.due_date <= :asOf) AS text) AS arrears`,
         bindings,
       ),
       knex.raw(
-        `CAST((SELECT COALESCE(sum(${unpaidAt('principal')}), 0) FROM loan_installments i WHERE i.loan_id = l.id AND i.due_date > :asOf AND i.due_date <= :soon) AS text) AS due_soon`,
+        `CAST((SELECT COALESCE(sum(${unpaidAt('principal')}), 0) FROM loan_installments i WHERE i.loan_id = l.id
+          AND i.due_date > :asOf AND i.due_date <= :soon) AS text) AS due_soon`,
         bindings,
       ),
     );

@@ -157,7 +157,8 @@ const beforeFirstBorrower = '00000000-0000-0000-0000-000000000000';
 
 // A loan the run visits: active, or closed since its last run with provisions left to reverse. The first two
 // terms are the predicate of the loans_provisioning index (see its migration), which the batch queries walk.
-const visitedLoan = `(l.status = 'active' OR l.provision_amount > 0) AND ((l.status = 'active' AND l.disbursed_on <= :asOf) OR l.status = 'closed')`;
+const visitedLoan = `(l.status = 'active' OR l.provision_amount > 0)
+  AND ((l.status = 'active' AND l.disbursed_on <= :asOf) OR l.status = 'closed')`;
 
 /**
  * The last borrower of the batch after `after`: the borrower of its `batchSize`-th loan, so that a borrower's
@@ -171,7 +172,8 @@ async function batchBound(
   batchSize: number,
 ): Promise<string | null> {
   const result = await trx.raw<{ rows: { client_id: string }[] }>(
-    `SELECT l.client_id FROM loans l WHERE l.enterprise_id = :enterpriseId AND l.client_id > :after AND ${visitedLoan} ORDER BY l.client_id OFFSET :offset LIMIT 1`,
+    `SELECT l.client_id FROM loans l WHERE l.enterprise_id = :enterpriseId AND l.client_id > :after AND ${visitedLoan}
+      ORDER BY l.client_id OFFSET :offset LIMIT 1`,
     { enterpriseId, asOf, after, offset: batchSize - 1 },
   );
   return result.rows[0]?.client_id ?? null;
@@ -187,15 +189,15 @@ async function loanFactsRows(
   trx: Knex.Transaction,
   enterpriseId: string,
   asOf: string,
-  after: string,
-  bound: string | null,
+  { after, bound }: { after: string; bound: string | null },
 ): Promise<LoanFactsRow[]> {
   const result = await trx.raw<{ rows: LoanFactsRow[] }>(
     `WITH batch AS MATERIALIZED (
-       SELECT l.id, l.client_id, l.branch_id, l.product_id, l.outstanding_principal, l.classification, l.doubtful_since, l.provision_amount, l.days_past_due, l.litigious,
-              l.doubtful_account_code, l.provision_account_code
+       SELECT l.id, l.client_id, l.branch_id, l.product_id, l.outstanding_principal, l.classification, l.doubtful_since,
+         l.provision_amount, l.days_past_due, l.litigious, l.doubtful_account_code, l.provision_account_code
        FROM loans l
-       WHERE l.enterprise_id = :enterpriseId AND l.client_id > :after AND (:bound::uuid IS NULL OR l.client_id <= :bound::uuid) AND ${visitedLoan}
+       WHERE l.enterprise_id = :enterpriseId AND l.client_id > :after
+         AND (:bound::uuid IS NULL OR l.client_id <= :bound::uuid) AND ${visitedLoan}
      ), arrears AS (
        SELECT i.loan_id, min(i.due_date) AS oldest_due FROM loan_installments i
        WHERE i.loan_id = ANY(ARRAY(SELECT id FROM batch)) AND i.paid_on IS NULL AND i.due_date < :asOf
@@ -205,30 +207,42 @@ async function loanFactsRows(
        -- Guarantees count once confirmed (in force); a pledged deposit's cover is its hold, below. Every kind in force
        -- says the cover class (coverClassOf), but a pledged deposit recorded before holds (no account) covers nothing.
        SELECT loan_id, sum(value) FILTER (WHERE kind = ANY(:eligibleKinds)) AS eligible_cover,
-              array_agg(DISTINCT kind) FILTER (WHERE compte_client_id IS NOT NULL OR kind <> 'pledged_deposit') AS cover_kinds
+              array_agg(DISTINCT kind) FILTER (WHERE compte_client_id IS NOT NULL
+                OR kind <> 'pledged_deposit') AS cover_kinds
        FROM loan_guarantees
-       WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)) AND status = 'in_force' AND start_date <= :asOf AND (end_date IS NULL OR end_date >= :asOf)
+       WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)) AND status = 'in_force' AND start_date <= :asOf
+         AND (end_date IS NULL OR end_date >= :asOf)
        GROUP BY loan_id
      ), holds AS (
-       -- Each hold of the accounts pledged for the batch, with what of it the account's balance still backs (earlier holds first).
+       -- Each hold of the accounts pledged for the batch,
+       -- with what of it the account's balance still backs (earlier holds first).
        SELECT h.loan_id, h.status, h.start_date, h.kind,
-              greatest(0, least(h.value, c.balance - coalesce(sum(h.value) OVER (PARTITION BY h.compte_client_id ORDER BY h.created_at, h.guarantee_id
-                                                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))) AS backed
+              greatest(0, least(h.value, c.balance - coalesce(sum(h.value) OVER (
+                PARTITION BY h.compte_client_id ORDER BY h.created_at, h.guarantee_id
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))) AS backed
        FROM guarantee_holds h JOIN comptes_clients c ON c.id = h.compte_client_id
-       WHERE h.compte_client_id IN (SELECT compte_client_id FROM guarantee_holds WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)))
+       WHERE h.compte_client_id IN (SELECT compte_client_id FROM guarantee_holds
+         WHERE loan_id = ANY(ARRAY(SELECT id FROM batch)))
      ), cash AS (
-       -- A guarantor's savings held under a personal guarantee (issue 30) come before later holds of the account but cover nothing.
+       -- A guarantor's savings held under a personal guarantee (issue 30)
+       -- come before later holds of the account but cover nothing.
        SELECT loan_id, sum(backed) AS cash_cover FROM holds
-       WHERE status = 'in_force' AND start_date <= :asOf AND kind = ANY(:cashKinds) AND loan_id = ANY(ARRAY(SELECT id FROM batch)) GROUP BY loan_id
+       WHERE status = 'in_force' AND start_date <= :asOf AND kind = ANY(:cashKinds)
+         AND loan_id = ANY(ARRAY(SELECT id FROM batch)) GROUP BY loan_id
      ), latest AS (
-       -- Only the loans whose position rows follow (domain/loans/provisioning-run.ts, followed): the others have none to compare.
+       -- Only the loans whose position rows follow (domain/loans/provisioning-run.ts, followed):
+       -- the others have none to compare.
        SELECT DISTINCT ON (loan_id) loan_id, classification, rate, base, uncovered, amount FROM loan_provisions
        WHERE loan_id = ANY(ARRAY(SELECT id FROM batch WHERE classification <> 'performing' OR provision_amount > 0))
        ORDER BY loan_id, as_of DESC
      )
-     SELECT b.id, b.client_id, b.branch_id, b.outstanding_principal, b.classification, to_char(b.doubtful_since, 'YYYY-MM-DD') AS doubtful_since, b.provision_amount,
-            b.doubtful_account_code, b.provision_account_code, c.cover_kinds, b.days_past_due, b.litigious, p.real_estate, p.portfolio_account_code, to_char(a.oldest_due, 'YYYY-MM-DD') AS oldest_due, cc.cash_cover, c.eligible_cover,
-            lp.classification AS latest_classification, lp.rate AS latest_rate, lp.base AS latest_base, lp.uncovered AS latest_uncovered, lp.amount AS latest_amount
+     SELECT b.id, b.client_id, b.branch_id, b.outstanding_principal, b.classification,
+            to_char(b.doubtful_since, 'YYYY-MM-DD') AS doubtful_since, b.provision_amount,
+            b.doubtful_account_code, b.provision_account_code, c.cover_kinds, b.days_past_due, b.litigious,
+            p.real_estate, p.portfolio_account_code, to_char(a.oldest_due, 'YYYY-MM-DD') AS oldest_due,
+            cc.cash_cover, c.eligible_cover,
+            lp.classification AS latest_classification, lp.rate AS latest_rate, lp.base AS latest_base,
+              lp.uncovered AS latest_uncovered, lp.amount AS latest_amount
      FROM batch b
      JOIN loan_products p ON p.id = b.product_id
      LEFT JOIN arrears a ON a.loan_id = b.id
@@ -310,7 +324,7 @@ export async function provisionBatch(
       const after = (run.cursor as string | null) ?? beforeFirstBorrower;
       const bound = await batchBound(trx, run.enterprise_id, asOf, after, input.batchSize);
       const accountsByPortfolio = new Map<string, ClassAccounts>();
-      const facts = (await loanFactsRows(trx, run.enterprise_id, asOf, after, bound)).map((row) =>
+      const facts = (await loanFactsRows(trx, run.enterprise_id, asOf, { after, bound })).map((row) =>
         loanFactsOf(row, accountsByPortfolio),
       );
       // Issue 30: a restructured loan's class follows R-2017/07 Art. 14 (domain/loans/restructuring.ts).
@@ -349,10 +363,13 @@ async function saveBatch(trx: Knex.Transaction, run: ProvisioningRunRow, plan: B
   if (updates.length > 0) {
     // First: a loan another transaction changed since the snapshot fails here, before anything is posted.
     await trx.raw(
-      `UPDATE loans SET classification = v.classification, days_past_due = v.days_past_due, provision_amount = v.provision_amount, doubtful_since = v.doubtful_since,
+      `UPDATE loans SET classification = v.classification, days_past_due = v.days_past_due,
+        provision_amount = v.provision_amount, doubtful_since = v.doubtful_since,
          doubtful_account_code = v.doubtful_account_code, provision_account_code = v.provision_account_code
-       FROM unnest(:ids::uuid[], :classes::text[], :days::int[], :amounts::numeric[], :since::date[], :doubtfulAccounts::text[], :provisionAccounts::text[])
-         AS v(id, classification, days_past_due, provision_amount, doubtful_since, doubtful_account_code, provision_account_code)
+       FROM unnest(:ids::uuid[], :classes::text[], :days::int[], :amounts::numeric[], :since::date[],
+         :doubtfulAccounts::text[], :provisionAccounts::text[])
+         AS v(id, classification, days_past_due, provision_amount, doubtful_since, doubtful_account_code,
+           provision_account_code)
        WHERE loans.id = v.id`,
       {
         ids: updates.map((update) => update.loanId),
@@ -369,12 +386,18 @@ async function saveBatch(trx: Knex.Transaction, run: ProvisioningRunRow, plan: B
   const column = <K extends keyof ProvisionRow>(key: K): ProvisionRow[K][] => rows.map((row) => row[key]);
   // A rerun for the same date replaces the day's row of a loan whose position changed again since.
   await trx.raw(
-    `INSERT INTO loan_provisions (enterprise_id, branch_id, loan_id, as_of, run_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta)
-     SELECT :enterpriseId, v.branch_id, v.loan_id, :asOf, :runId, v.days_past_due, v.classification, v.rate, v.base, v.uncovered, v.amount, v.previous_amount, v.delta
-     FROM unnest(:branches::uuid[], :loans::uuid[], :days::int[], :classes::text[], :rates::numeric[], :bases::numeric[], :uncovered::numeric[], :amounts::numeric[],
-                 :previous::numeric[], :deltas::numeric[]) AS v(branch_id, loan_id, days_past_due, classification, rate, base, uncovered, amount, previous_amount, delta)
-     ON CONFLICT (loan_id, as_of, enterprise_id) DO UPDATE SET run_id = excluded.run_id, days_past_due = excluded.days_past_due, classification = excluded.classification, rate = excluded.rate,
-       base = excluded.base, uncovered = excluded.uncovered, amount = excluded.amount, delta = excluded.amount - loan_provisions.previous_amount`,
+    `INSERT INTO loan_provisions (enterprise_id, branch_id, loan_id, as_of, run_id, days_past_due, classification, rate,
+      base, uncovered, amount, previous_amount, delta)
+     SELECT :enterpriseId, v.branch_id, v.loan_id, :asOf, :runId, v.days_past_due, v.classification, v.rate, v.base,
+       v.uncovered, v.amount, v.previous_amount, v.delta
+     FROM unnest(:branches::uuid[], :loans::uuid[], :days::int[], :classes::text[], :rates::numeric[],
+       :bases::numeric[], :uncovered::numeric[], :amounts::numeric[],
+                 :previous::numeric[], :deltas::numeric[]) AS v(branch_id, loan_id, days_past_due, classification, rate,
+                   base, uncovered, amount, previous_amount, delta)
+     ON CONFLICT (loan_id, as_of, enterprise_id) DO UPDATE SET run_id = excluded.run_id,
+       days_past_due = excluded.days_past_due, classification = excluded.classification, rate = excluded.rate,
+       base = excluded.base, uncovered = excluded.uncovered, amount = excluded.amount,
+         delta = excluded.amount - loan_provisions.previous_amount`,
     {
       enterpriseId: run.enterprise_id,
       asOf: run.as_of,
@@ -421,7 +444,9 @@ async function postBatch(
       idempotencyKey: `provisioning:${run.id}:${entry}`,
       actorId: null,
       productAccounts: posting.productAccounts,
-      description: `${posting.kind.replace('_', ' ')} of ${posting.loans} loan(s)${accounts === '' ? '' : ` (${accounts})`} as of ${run.as_of}`,
+      description:
+        `${posting.kind.replace('_', ' ')} of ${posting.loans} ` +
+        `loan(s)${accounts === '' ? '' : ` (${accounts})`} as of ${run.as_of}`,
     });
   }
 }
@@ -453,7 +478,8 @@ async function advanceRun(
 /** Each loan's latest LoanProvision row on or before `asOf` (rows are written only when a position changes). */
 const latestRowOnOrBefore = (knex: Knex, asOf: string) =>
   knex.raw(
-    'LATERAL (SELECT * FROM loan_provisions lp WHERE lp.loan_id = l.id AND lp.as_of <= ? ORDER BY lp.as_of DESC LIMIT 1) p',
+    'LATERAL (SELECT * FROM loan_provisions lp WHERE lp.loan_id = l.id AND lp.as_of <= ? ' +
+      'ORDER BY lp.as_of DESC LIMIT 1) p',
     [asOf],
   );
 
@@ -483,7 +509,8 @@ export const provisionRowsAt = (knex: Knex, asOf: string): Knex.QueryBuilder =>
  */
 export function provisionPositionsAt(knex: Knex, asOf: string): Knex.QueryBuilder {
   const followed = `p.classification IS NOT NULL AND (p.classification <> 'performing' OR p.amount > 0)`;
-  const outstanding = `COALESCE((SELECT r.outstanding_after FROM loan_repayments r WHERE r.loan_id = l.id AND r.business_date <= ? ORDER BY r.created_at DESC LIMIT 1), l.principal)`;
+  const outstanding = `COALESCE((SELECT r.outstanding_after FROM loan_repayments r WHERE r.loan_id = l.id
+    AND r.business_date <= ? ORDER BY r.created_at DESC LIMIT 1), l.principal)`;
   return portfolioAt(knex, asOf, 'all').select(
     knex.raw(`COALESCE(p.classification, 'performing') AS classification`),
     knex.raw(`CASE WHEN ${followed} THEN p.base ELSE ${outstanding} END AS outstanding`, [asOf]),

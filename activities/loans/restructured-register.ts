@@ -62,12 +62,16 @@ export async function restructuredRegister(
       'l.branch_id as branch',
       'c.member_number',
       knex.raw(
-        `CASE WHEN c.kind = 'natural_person' THEN trim(c.first_name || ' ' || c.last_name) ELSE c.legal_name END AS member_name`,
+        `CASE WHEN c.kind = 'natural_person' THEN trim(c.first_name || ' ' || c.last_name) ELSE c.legal_name
+          END AS member_name`,
       ),
       knex.raw(
-        `(SELECT jsonb_agg(jsonb_build_object('number', r.number, 'effective_on', r.effective_on, 'class_before', r.class_before,
-                   'restructured_amount', r.restructured_amount::text, 'required_payment', r.required_payment::text, 'teg', r.teg::text) ORDER BY r.number)
-                 FROM loan_restructurings r WHERE r.loan_id = l.id AND r.status = 'approved' AND r.effective_on <= ?) AS restructurings`,
+        `(SELECT jsonb_agg(jsonb_build_object('number', r.number, 'effective_on', r.effective_on, 'class_before',
+          r.class_before,
+                   'restructured_amount', r.restructured_amount::text, 'required_payment', r.required_payment::text,
+                     'teg', r.teg::text) ORDER BY r.number)
+                 FROM loan_restructurings r WHERE r.loan_id = l.id AND r.status = 'approved'
+                   AND r.effective_on <= ?) AS restructurings`,
         [scope.asOf],
       ),
     )

@@ -71,14 +71,17 @@ interface NewVersion {
 }
 
 /** A version's installments as stored: those of `loan_installments i` (grouped by loan) as they now are due. */
-const versionInstallments = `jsonb_agg(jsonb_build_object('number', i.number, 'due_date', i.due_date, 'principal_due', i.principal_due::text, 'interest_due', i.interest_due::text)
+const versionInstallments = `jsonb_agg(jsonb_build_object('number', i.number, 'due_date', i.due_date, 'principal_due',
+  i.principal_due::text, 'interest_due', i.interest_due::text)
   ORDER BY i.number)`;
 
 /** Records the version now in force, every installment of `loan_installments` as it now is due. */
 async function recordVersion(trx: Knex.Transaction, loanId: string, version: NewVersion): Promise<void> {
   await trx.raw(
-    `INSERT INTO loan_schedule_versions (enterprise_id, loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
-     SELECT (SELECT l.enterprise_id FROM loans l WHERE l.id = :loanId), :loanId, :version, :reason, :effectiveOn, :outstanding, :teg, ${versionInstallments}, :createdBy
+    `INSERT INTO loan_schedule_versions (enterprise_id, loan_id, version, reason, effective_on, outstanding_principal,
+      teg, installments, created_by)
+     SELECT (SELECT l.enterprise_id FROM loans l WHERE l.id = :loanId), :loanId, :version, :reason, :effectiveOn,
+       :outstanding, :teg, ${versionInstallments}, :createdBy
        FROM loan_installments i WHERE i.loan_id = :loanId`,
     {
       loanId,
@@ -117,7 +120,8 @@ export async function recordOriginalVersions(
   createdBy: string,
 ): Promise<void> {
   await trx.raw(
-    `INSERT INTO loan_schedule_versions (enterprise_id, loan_id, version, reason, effective_on, outstanding_principal, teg, installments, created_by)
+    `INSERT INTO loan_schedule_versions (enterprise_id, loan_id, version, reason, effective_on, outstanding_principal,
+      teg, installments, created_by)
      SELECT l.enterprise_id, l.id, 1, 'original', l.disbursed_on, l.principal, l.teg, ${versionInstallments}, :createdBy
        FROM loans l JOIN loan_installments i ON i.loan_id = l.id AND i.enterprise_id = l.enterprise_id
       WHERE l.id = ANY(:loanIds) GROUP BY l.id, l.enterprise_id`,

@@ -36,8 +36,10 @@ interface UnearnedRow {
  */
 async function installmentsWithUnearnedInterest(trx: Knex.Transaction, enterpriseId: string): Promise<UnearnedRow[]> {
   const result = await trx.raw<{ rows: UnearnedRow[] }>(
-    `SELECT i.loan_id, i.number, l.branch_id, to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.interest_due::text, i.interest_paid::text, i.interest_unearned::text,
-            to_char(COALESCE((SELECT max(j.due_date) FROM loan_installments j WHERE j.loan_id = i.loan_id AND j.number < i.number), l.disbursed_on), 'YYYY-MM-DD') AS period_start,
+    `SELECT i.loan_id, i.number, l.branch_id, to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.interest_due::text,
+      i.interest_paid::text, i.interest_unearned::text,
+            to_char(COALESCE((SELECT max(j.due_date) FROM loan_installments j WHERE j.loan_id = i.loan_id
+              AND j.number < i.number), l.disbursed_on), 'YYYY-MM-DD') AS period_start,
             p.interest_income_account_code
        FROM loan_installments i JOIN loans l ON l.id = i.loan_id JOIN loan_products p ON p.id = l.product_id
       WHERE l.enterprise_id = ? AND i.interest_unearned > 0
@@ -68,7 +70,8 @@ export async function recognizeUnearnedInterest(
     throw new AppError(
       'conflict',
       'accrual_rule_unsupported',
-      'The unearned_interest_recognition rule must have one leg (interest received in advance / interest income) for the month end to book it.',
+      'The unearned_interest_recognition rule must have one leg (interest received in advance / interest income) ' +
+        'for the month end to book it.',
     );
   }
   const rows = await installmentsWithUnearnedInterest(trx, run.enterprise_id);

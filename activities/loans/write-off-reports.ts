@@ -8,7 +8,8 @@ interface ReportScope {
   branches: 'all' | readonly string[];
 }
 
-const memberName = `CASE WHEN c.kind = 'natural_person' THEN trim(c.first_name || ' ' || c.last_name) ELSE c.legal_name END`;
+const memberName = `CASE WHEN c.kind = 'natural_person' THEN trim(c.first_name || ' ' || c.last_name) ELSE c.legal_name
+  END`;
 
 /** What both reports show of a loan: its number, its branch and its member. */
 interface ReportedLoan {

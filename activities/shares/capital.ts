@@ -28,12 +28,15 @@ function holdingsAt(knex: Knex, enterpriseId: string, date: IsoDate, clientId: s
             SUM(s.shares - COALESCE(w.shares, 0))::int AS shares,
             SUM(s.amount - s.nominal_value * COALESCE(w.shares, 0)) AS subscribed,
             SUM(COALESCE(p.paid, 0) + s.opening_paid - COALESCE(w.paid, 0)) AS paid,
-            BOOL_OR(s.payment_due_on < :date AND s.amount - COALESCE(p.paid, 0) - s.opening_paid - COALESCE(w.unpaid, 0) > 0) AS payment_overdue
+            BOOL_OR(s.payment_due_on < :date
+              AND s.amount - COALESCE(p.paid, 0) - s.opening_paid - COALESCE(w.unpaid, 0) > 0) AS payment_overdue
        FROM share_subscriptions s
-       LEFT JOIN LATERAL (SELECT SUM(amount) AS paid FROM share_payments WHERE subscription_id = s.id AND business_date <= :date) p ON true
+       LEFT JOIN LATERAL (SELECT SUM(amount) AS paid FROM share_payments WHERE subscription_id = s.id
+         AND business_date <= :date) p ON true
        LEFT JOIN LATERAL (SELECT SUM(shares) AS shares, SUM(cancelled_paid) AS paid, SUM(cancelled_unpaid) AS unpaid
                             FROM share_withdrawals WHERE subscription_id = s.id AND effective_on <= :date) w ON true
-      WHERE s.enterprise_id = :enterpriseId AND s.subscribed_on <= :date AND s.cancelled_at IS NULL AND (CAST(:clientId AS uuid) IS NULL OR s.client_id = :clientId)
+      WHERE s.enterprise_id = :enterpriseId AND s.subscribed_on <= :date AND s.cancelled_at IS NULL
+        AND (CAST(:clientId AS uuid) IS NULL OR s.client_id = :clientId)
       GROUP BY s.client_id, s.share_type_id`,
     { date, enterpriseId, clientId },
   );
@@ -107,8 +110,10 @@ export function registerQuery(
       knex.raw('BOOL_OR(t.voting) AS holds_voting_shares'),
       knex.raw('BOOL_OR(h.payment_overdue) AS payment_overdue'),
       knex.raw(
-        `json_agg(json_build_object('share_type', t.id, 'code', t.code, 'name', t.name, 'shares', h.shares, 'subscribed', h.subscribed::text,
-           'paid', h.paid::text, 'unpaid', (h.subscribed - h.paid)::text, 'payment_overdue', h.payment_overdue) ORDER BY t.code) AS types`,
+        `json_agg(json_build_object('share_type', t.id, 'code', t.code, 'name', t.name, 'shares', h.shares,
+          'subscribed', h.subscribed::text,
+           'paid', h.paid::text, 'unpaid', (h.subscribed - h.paid)::text, 'payment_overdue', h.payment_overdue)
+             ORDER BY t.code) AS types`,
       ),
     );
 }

@@ -109,7 +109,8 @@ export async function createShareType(
     throw new AppError(
       'conflict',
       'share_type_limit',
-      `An enterprise has at most three share types, 001 Founder, 002 Ordinary and 003 Honorary: ${code} is not one of them.`,
+      `An enterprise has at most three share types, 001 Founder, 002 Ordinary and 003 Honorary: ` +
+        `${code} is not one of them.`,
       [{ field: 'code', message: `code ${code} is not 001, 002 or 003` }],
     );
   }

@@ -167,7 +167,8 @@ export async function cancelShareWithdrawal(knex: Knex, now: Date, input: StepIn
       throw new AppError(
         'conflict',
         'withdrawal_not_in_notice',
-        `Withdrawal ${withdrawal.number} is ${withdrawal.status}: only a withdrawal in its notice period can be cancelled.`,
+        `Withdrawal ${withdrawal.number} is ${withdrawal.status}: ` +
+          `only a withdrawal in its notice period can be cancelled.`,
       );
     await ShareWithdrawal.query(trx)
       .patch({ status: 'cancelled', cancelledAt: now, cancelledBy: input.userId, statusReason: input.reason })

@@ -56,7 +56,8 @@ export interface DepreciationMonth {
 }
 
 const monthEnd = (year: number, month: number): IsoDate =>
-  `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(daysInMonth(year, month)).padStart(2, '0')}`;
+  `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-` +
+  `${String(daysInMonth(year, month)).padStart(2, '0')}`;
 
 /**
  * The asset's schedule month by month, from the month of acquisition until the cost is depreciated, or until

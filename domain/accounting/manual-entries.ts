@@ -72,7 +72,8 @@ export function balanceRefusal(lines: readonly DraftLine[]): Refusal | null {
   return onLine(
     refusal(
       'manual_entry_unbalanced',
-      `The lines of a branch must balance (liaison accounts between branches): this branch is off by ${branch[1].abs().toFixed(0)}.`,
+      `The lines of a branch must balance (liaison accounts between branches): ` +
+        `this branch is off by ${branch[1].abs().toFixed(0)}.`,
     ),
     index,
     'branch',

@@ -96,7 +96,8 @@ export function assertAllocations(
     if (invoice.invoiceDate > payment.date)
       throw invalid(`${field}.invoice`, `${field}.invoice is dated after the payment (${invoice.invoiceDate}).`);
     if (allocation.amount.gt(invoice.remaining)) {
-      const message = `${field}.amount is more than the ${formatAmount(invoice.remaining)} that remain to pay on the invoice.`;
+      const message =
+        `${field}.amount is more than the ${formatAmount(invoice.remaining)} that remain to pay on ` + `the invoice.`;
       throw new AppError('conflict', 'supplier_payment_exceeds_due', message, [{ field: `${field}.amount`, message }]);
     }
   });

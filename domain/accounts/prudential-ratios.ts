@@ -374,7 +374,8 @@ function insiderDeduction(equityBefore: Money, input: PrudentialInput): Part {
   const members = over.map((borrower) => borrower.memberNumber).join(', ');
   return figurePart(
     'insider_exposures',
-    `Engagements sur un apparenté au-delà de ${input.settings.insider_deduction_max} des fonds propres nets (EMF 2002/10 Art. 3)${members === '' ? '' : ` : ${members}`}`,
+    `Engagements sur un apparenté au-delà de ${input.settings.insider_deduction_max} des fonds propres nets (EMF ` +
+      `2002/10 Art. 3)${members === '' ? '' : ` : ${members}`}`,
     total.negated(),
   );
 }

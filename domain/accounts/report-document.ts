@@ -46,7 +46,8 @@ export function refuseLargeJson(report: { name: string; lines: string; count: nu
   throw new AppError(
     'unprocessable',
     'report_too_large',
-    `The ${report.name} has ${report.count} ${report.lines}, more than the ${report.max} a JSON answer holds: narrow it, or download it (format=csv or xlsx).`,
+    `The ${report.name} has ${report.count} ${report.lines}, more than the ${report.max} a JSON answer holds: ` +
+      `narrow it, or download it (format=csv or xlsx).`,
     [
       {
         field: 'format',

@@ -23,7 +23,8 @@ export function packRefusal(facts: {
   if (last > facts.businessDate)
     return refusal(
       'period_not_ended',
-      `The month ${facts.period} ends on ${last}, after the business date ${facts.businessDate}: its pack is made once it is over.`,
+      `The month ${facts.period} ends on ${last}, after the business date ${facts.businessDate}: ` +
+        `its pack is made once it is over.`,
     );
   if (!facts.yearCoversLastDay)
     return refusal(
@@ -51,7 +52,8 @@ export function reissueRefusal(facts: {
   if (!facts.provisional && facts.lateEntries === 0) {
     return refusal(
       'reporting_pack_current',
-      'The pack was made with every year before it closed and nothing has been posted into its month since: its figures stand.',
+      'The pack was made with every year before it closed and nothing has been posted into its month since: ' +
+        'its figures stand.',
     );
   }
   return null;

@@ -117,7 +117,8 @@ export function monthEndRefusal(facts: MonthEndFacts): Refusal | null {
   if (facts.period < facts.firstRunPeriod) {
     return refusal(
       'month_end_out_of_order',
-      `Month ends run in order from the enterprise's first one, ${facts.firstRunPeriod}: ${facts.period} comes before it.`,
+      `Month ends run in order from the enterprise's first one, ${facts.firstRunPeriod}: ` +
+        `${facts.period} comes before it.`,
     );
   }
   const previous = previousPeriod(facts.period);
@@ -136,7 +137,8 @@ function firstMonthEndRefusal(period: Period, end: IsoDate, year: MonthEndFacts[
   if (end < year.startDate || end > year.endDate) {
     return refusal(
       'first_month_end_outside_first_year',
-      `The first month end must be a month of the first open accounting year (${year.startDate} to ${year.endDate}): ${period} is not.`,
+      `The first month end must be a month of the first open accounting year (${year.startDate} to ` +
+        `${year.endDate}): ${period} is not.`,
     );
   }
   return null;

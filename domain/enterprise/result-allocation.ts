@@ -120,7 +120,9 @@ function priorLossProblems(amounts: AllocationAmounts, facts: AllocationFacts): 
       {
         field: 'prior_losses',
         code: 'prior_losses_above_balance',
-        message: `prior_losses must be at most ${toFrancs(facts.priorLosses, Money.ROUND_HALF_UP)}, what the report à nouveau débiteur holds.`,
+        message:
+          `prior_losses must be at most ${toFrancs(facts.priorLosses, Money.ROUND_HALF_UP)}, ` +
+          `what the report à nouveau débiteur holds.`,
       },
     ];
   }
@@ -130,7 +132,9 @@ function priorLossProblems(amounts: AllocationAmounts, facts: AllocationFacts): 
       {
         field: 'prior_losses',
         code: 'prior_losses_first',
-        message: `prior_losses must be ${toFrancs(due, Money.ROUND_HALF_UP)}: a profit first clears the report à nouveau débiteur.`,
+        message:
+          `prior_losses must be ${toFrancs(due, Money.ROUND_HALF_UP)}: ` +
+          `a profit first clears the report à nouveau débiteur.`,
       },
     ];
   }
@@ -140,7 +144,9 @@ function priorLossProblems(amounts: AllocationAmounts, facts: AllocationFacts): 
       .map((field) => ({
         field,
         code: 'prior_losses_not_cleared',
-        message: `${field} must be 0 while ${toFrancs(facts.priorLosses.minus(cleared), Money.ROUND_HALF_UP)} of prior losses remain in the report à nouveau débiteur.`,
+        message:
+          `${field} must be 0 while ${toFrancs(facts.priorLosses.minus(cleared), Money.ROUND_HALF_UP)} of ` +
+          `prior losses remain in the report à nouveau débiteur.`,
       }));
   }
   return [];
@@ -166,7 +172,9 @@ function profitProblems(amounts: AllocationAmounts, facts: AllocationFacts): All
       problems.push({
         field,
         code: 'reserve_floor_not_met',
-        message: `${field} must be at least ${toFrancs(floor, Money.ROUND_HALF_UP)} (its share of the surplus, until the reserve equals the statutory capital).`,
+        message:
+          `${field} must be at least ${toFrancs(floor, Money.ROUND_HALF_UP)} (its share of the surplus, ` +
+          `until the reserve equals the statutory capital).`,
       });
   }
   const optionalMax = capOf(policy.optionalReservesRateMax, surplus);
@@ -181,7 +189,9 @@ function profitProblems(amounts: AllocationAmounts, facts: AllocationFacts): All
     problems.push({
       field: 'share_interest',
       code: 'share_interest_above_cap',
-      message: `share_interest must be at most ${toFrancs(interestMax, Money.ROUND_HALF_UP)} (the cap rate on the paid-up capital of ${toFrancs(facts.paidUpCapital, Money.ROUND_HALF_UP)}).`,
+      message:
+        `share_interest must be at most ${toFrancs(interestMax, Money.ROUND_HALF_UP)} (the cap rate on the ` +
+        `paid-up capital of ${toFrancs(facts.paidUpCapital, Money.ROUND_HALF_UP)}).`,
     });
   }
   return problems;
@@ -199,7 +209,9 @@ function lossProblems(amounts: AllocationAmounts, facts: AllocationFacts): Alloc
       problems.push({
         field,
         code: 'reserve_insufficient',
-        message: `${field} must be at most ${toFrancs(Money.max(zero, held), Money.ROUND_HALF_UP)}, what the reserve holds.`,
+        message:
+          `${field} must be at most ${toFrancs(Money.max(zero, held), Money.ROUND_HALF_UP)}, ` +
+          `what the reserve holds.`,
       });
   }
   return problems;
@@ -227,7 +239,9 @@ export function allocationProblems(amounts: AllocationAmounts, facts: Allocation
     problems.push({
       field: 'retained_earnings',
       code: 'allocation_not_equal_to_result',
-      message: `The amounts add up to ${toFrancs(total, Money.ROUND_HALF_UP)}, the result to allocate is ${toFrancs(magnitude, Money.ROUND_HALF_UP)}: retained_earnings takes the remainder.`,
+      message:
+        `The amounts add up to ${toFrancs(total, Money.ROUND_HALF_UP)}, ` +
+        `the result to allocate is ${toFrancs(magnitude, Money.ROUND_HALF_UP)}: retained_earnings takes the remainder.`,
     });
   }
   return problems;

@@ -157,7 +157,8 @@ export function closingRefusal({
   if (!provisionedAtEnd) {
     return refusal(
       'year_end_not_provisioned',
-      `No provisioning run has completed as of ${year.endDate}, the year's last day: run it (POST /api/v1/loans/provisions/runs/ with that as_of) before closing.`,
+      `No provisioning run has completed as of ${year.endDate}, the year's last day: ` +
+        `run it (POST /api/v1/loans/provisions/runs/ with that as_of) before closing.`,
     );
   }
   return null;

@@ -229,7 +229,9 @@ export function scheduleProblems(row: Row, installments: readonly ImportedInstal
       problems.push({
         column,
         value: row[column]!,
-        problem: `the schedule's ${column === 'original_amount' ? 'principal' : column.replace('_', ' ')} sums to ${sum.toFixed(0)}`,
+        problem:
+          `the schedule's ${column === 'original_amount' ? 'principal' : column.replace('_', ' ')} sums to ` +
+          `${sum.toFixed(0)}`,
       });
   }
   const twice = installments.find(
@@ -295,7 +297,9 @@ export function classificationProblems(loans: readonly BorrowerLoanOfFile[]): (C
         rowNumber: loan.rowNumber,
         column: 'classification',
         value: loan.classCode,
-        problem: `COBAC R-2017/07 gives ${loanClass}: ${loan.daysPastDue} days past due, the borrower's oldest arrears ${ageDays} days`,
+        problem:
+          `COBAC R-2017/07 gives ${loanClass}: ${loan.daysPastDue} days past due, ` +
+          `the borrower's oldest arrears ${ageDays} days`,
       },
     ];
   });

@@ -29,7 +29,9 @@ export function shareProblems(row: Row, terms: ShareTypeTerms | undefined): Cell
       {
         column: 'amount_paid',
         value: row.amount_paid!,
-        problem: `above the ${shares} shares' value, ${formatAmount(amount)} XAF (${formatAmount(terms.nominalValue)} XAF each)`,
+        problem:
+          `above the ${shares} shares' value, ${formatAmount(amount)} XAF ` +
+          `(${formatAmount(terms.nominalValue)} XAF each)`,
       },
     ];
   }
@@ -38,7 +40,9 @@ export function shareProblems(row: Row, terms: ShareTypeTerms | undefined): Cell
       {
         column: 'amount_paid',
         value: row.amount_paid!,
-        problem: `share type ${terms.code} is paid in full at subscription: ${formatAmount(amount.minus(paid))} XAF left unpaid`,
+        problem:
+          `share type ${terms.code} is paid in full at subscription: ` +
+          `${formatAmount(amount.minus(paid))} XAF left unpaid`,
       },
     ];
   }

@@ -70,21 +70,24 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
       'branch_code',
       'text',
       'AG01',
-      "The branch's code, as in the old system (at most 20 characters): a new branch, or one the enterprise has under the same name.",
+      "The branch's code, as in the old system (at most 20 characters): a new branch, " +
+        'or one the enterprise has under the same name.',
     ),
     column('branch_name', 'text', 'Agence de Bafoussam', "The branch's name: the same on every row of the branch."),
     optional(
       'username',
       'text',
       'mkamga',
-      'A user of the branch, if any: one row per user, a name no user of the platform has (3 to 150 letters, digits, . _ -).',
+      'A user of the branch, if any: one row per user, a name no user of the platform has (3 to 150 letters, ' +
+        'digits, . _ -).',
     ),
     optional('full_name', 'text', 'Marie Kamga', "The user's name: required with a username."),
     optional(
       'role',
       'code',
       'cashier',
-      "The user's role in the branch, required with a username: a cashier's is granted at once, any other by an administrator afterwards (four eyes).",
+      "The user's role in the branch, required with a username: a cashier's is granted at once, " +
+        'any other by an administrator afterwards (four eyes).',
       { codes: ['cashier', 'branch_head', 'credit_committee', 'accountant'] },
     ),
   ],
@@ -139,7 +142,8 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
       'interest_rate',
       'rate',
       '0.045',
-      "A term deposit's annual rate as its contract says, a fraction with a point: kept until its maturity. Empty: the product's.",
+      "A term deposit's annual rate as its contract says, a fraction with a point: kept until its maturity. Empty: " +
+        "the product's.",
     ),
   ],
   shares: [
@@ -165,7 +169,8 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
       'amount_paid',
       'amount',
       '100 000',
-      "What the member has paid up by the cut-over, in francs: at most the shares' nominal value, less only if the type allows paying in part.",
+      "What the member has paid up by the cut-over, in francs: at most the shares' nominal value, " +
+        'less only if the type allows paying in part.',
       money,
     ),
   ],
@@ -174,7 +179,8 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
       'loan_number',
       'text',
       'PR-2024-0042',
-      'The loan: a row of the loans file. A loan with no row here has its schedule regenerated from its terms and product.',
+      'The loan: a row of the loans file. A loan with no row here has its schedule regenerated from its terms and ' +
+        'product.',
     ),
     column('due_date', 'date', '2025-12-15', "The installment's due date: one installment a date for a loan."),
     ...installmentParts('principal', '100 000', "a loan's installments sum to its amount"),
@@ -191,7 +197,8 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
       'member_number',
       'text',
       'M000123',
-      "The borrower: in the members file of this import, or already a member of the enterprise. The loan is in the borrower's branch.",
+      'The borrower: in the members file of this import, or already a member of the enterprise. The loan is in the ' +
+        "borrower's branch.",
     ),
     column(
       'product_code',
@@ -227,14 +234,16 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
       'classification',
       'code',
       'performing',
-      'The class at the cut-over date (COBAC R-2017/07): performing, overdue, doubtful, or litigious (doubtful in litigation).',
+      'The class at the cut-over date (COBAC R-2017/07): performing, overdue, doubtful, ' +
+        'or litigious (doubtful in litigation).',
       { codes: ['performing', 'overdue', 'doubtful', 'litigious'] },
     ),
     optional(
       'doubtful_since',
       'date',
       '2026-03-31',
-      "Required for a doubtful or litigious loan: when it became doubtful (the provision's minimum and account count years from it).",
+      "Required for a doubtful or litigious loan: when it became doubtful (the provision's minimum and account " +
+        'count years from it).',
     ),
     optional(
       'provision',
@@ -247,7 +256,8 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
       'accrued_interest',
       'amount',
       '4 500',
-      'Interest earned and not yet due at the cut-over date, in francs, as the old system accrued it: only on a performing loan; empty is 0. The first month end after reverses it.',
+      'Interest earned and not yet due at the cut-over date, in francs, as the old system accrued it: ' +
+        'only on a performing loan; empty is 0. The first month end after reverses it.',
       money,
     ),
     optional(
@@ -273,7 +283,8 @@ export const importTemplates: Record<ImportKind, readonly ImportColumn[]> = {
       'guarantee_held_account',
       'text',
       'AG01-EPA-000124',
-      "The guarantor's own account the guarantee holds guarantee_value on (in the member-accounts file or already the enterprise's): its balance at the cut-over covers its holds.",
+      "The guarantor's own account the guarantee holds guarantee_value on (in the member-accounts file or already " +
+        "the enterprise's): its balance at the cut-over covers its holds.",
     ),
   ],
   'trial-balance': [

@@ -178,7 +178,8 @@ export function assertWithinProduct(product: LoanProductRules, requested: Reques
   if (withheld.gte(requested.amount)) {
     throw outOfBounds(
       'amount',
-      `amount must exceed the fees and insurance of ${toFrancs(withheld, Money.ROUND_HALF_UP)} XAF that product ${product.code} withholds from it`,
+      `amount must exceed the fees and insurance of ${toFrancs(withheld, Money.ROUND_HALF_UP)} XAF that product ` +
+        `${product.code} withholds from it`,
     );
   }
   if (requested.termPeriods < product.minTermPeriods || requested.termPeriods > product.maxTermPeriods) {
@@ -190,7 +191,8 @@ export function assertWithinProduct(product: LoanProductRules, requested: Reques
   if (requested.gracePeriods > product.maxGracePeriods || requested.gracePeriods >= requested.termPeriods) {
     throw outOfBounds(
       'grace_periods',
-      `grace_periods must be at most ${Math.min(product.maxGracePeriods, requested.termPeriods - 1)} for product ${product.code}`,
+      `grace_periods must be at most ${Math.min(product.maxGracePeriods, requested.termPeriods - 1)} for product ` +
+        `${product.code}`,
     );
   }
 }

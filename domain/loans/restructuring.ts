@@ -62,7 +62,8 @@ export function assertRestructuringTerms(
   if (terms.gracePeriods > product.maxGracePeriods || terms.gracePeriods >= terms.termPeriods) {
     throw outOfBounds(
       'grace_periods',
-      `grace_periods must be at most ${Math.min(product.maxGracePeriods, terms.termPeriods - 1)} for product ${product.code}`,
+      `grace_periods must be at most ${Math.min(product.maxGracePeriods, terms.termPeriods - 1)} for product ` +
+        `${product.code}`,
     );
   }
   if (terms.annualRate.isNegative() || terms.annualRate.gte(maxAnnualRate))

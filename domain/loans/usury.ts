@@ -15,7 +15,9 @@ export interface UsuryRateInForce {
 /** 422 naming `teg` when the TEG (percent) exceeds the rate; equal to it is allowed. No rate in force: no check. */
 export function assertTegWithinUsury(teg: string, usury: UsuryRateInForce | undefined, what: string): void {
   if (usury === undefined || new Money(teg).lte(usury.rate)) return;
-  const message = `the TEG of ${what}, ${teg} %, exceeds the usury rate of ${new Money(usury.rate).toFixed(2)} % in force since ${usury.effectiveFrom} (${usury.sourceReference})`;
+  const message =
+    `the TEG of ${what}, ${teg} %, exceeds the usury rate of ${new Money(usury.rate).toFixed(2)} % in ` +
+    `force since ${usury.effectiveFrom} (${usury.sourceReference})`;
   throw new AppError('unprocessable', 'teg_above_usury_rate', `${message[0]!.toUpperCase()}${message.slice(1)}.`, [
     { field: 'teg', message },
   ]);

@@ -14,7 +14,9 @@ export function assertAboveMinimum(
 ): void {
   if (balanceAfter.lt(minimumBalance.plus(held))) {
     const available = formatAmount(availableBalance(balance, minimumBalance, held));
-    const message = `The available balance is ${available} XAF.${held.isZero() ? '' : ` ${formatAmount(held)} XAF are held as pledged deposits.`}`;
+    const message =
+      `The available balance is ${available} ` +
+      `XAF.${held.isZero() ? '' : ` ${formatAmount(held)} XAF are held as pledged deposits.`}`;
     throw new AppError('conflict', 'insufficient_funds', message, [{ field: 'amount', message }]);
   }
 }

@@ -52,7 +52,8 @@ export function shareTypeProblems(terms: ShareTypeTerms): FieldError[] {
   if (terms.paymentPeriodMonths < 1 || terms.paymentPeriodMonths > paymentPeriodMonthsMax) {
     problems.push({
       field: 'payment_period_months',
-      message: `payment_period_months must be from 1 to ${paymentPeriodMonthsMax} (AUSCOOP: the rest within three years)`,
+      message:
+        `payment_period_months must be from 1 to ${paymentPeriodMonthsMax} (AUSCOOP: ` + `the rest within three years)`,
     });
   }
   return problems;

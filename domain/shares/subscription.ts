@@ -48,7 +48,9 @@ export function subscriptionRefusal(request: SubscriptionRequest): Refusal | nul
       kind: 'conflict',
       code: 'above_maximum_shares',
       field: 'shares',
-      message: `A member holds at most ${terms.maxShares} shares of type ${terms.code}: ${request.heldShares} held, ${request.shares} asked.`,
+      message:
+        `A member holds at most ${terms.maxShares} shares of type ${terms.code}: ${request.heldShares} held, ` +
+        `${request.shares} asked.`,
     };
   }
   if (total < terms.minShares) {
@@ -56,7 +58,9 @@ export function subscriptionRefusal(request: SubscriptionRequest): Refusal | nul
       kind: 'unprocessable',
       code: 'below_minimum_shares',
       field: 'shares',
-      message: `A member holds at least ${terms.minShares} shares of type ${terms.code}: subscribe ${terms.minShares - request.heldShares} or more.`,
+      message:
+        `A member holds at least ${terms.minShares} shares of type ${terms.code}: ` +
+        `subscribe ${terms.minShares - request.heldShares} or more.`,
     };
   }
   const amount = terms.nominalValue.times(request.shares);
@@ -65,7 +69,9 @@ export function subscriptionRefusal(request: SubscriptionRequest): Refusal | nul
       kind: 'unprocessable',
       code: 'amount_out_of_bounds',
       field: 'shares',
-      message: `${request.shares} shares of ${toFrancs(terms.nominalValue, Money.ROUND_HALF_UP)} XAF are above the largest amount the product handles.`,
+      message:
+        `${request.shares} shares of ${toFrancs(terms.nominalValue, Money.ROUND_HALF_UP)} XAF are above the ` +
+        `largest amount the product handles.`,
     };
   const minimum = minimumInitialPayment(amount, terms);
   if (request.initialPayment.lt(minimum) || request.initialPayment.gt(amount)) {

@@ -46,7 +46,9 @@ export function withdrawalRefusal(request: WithdrawalRequest): Refusal | null {
       kind: 'conflict',
       code: 'not_enough_shares',
       field: 'shares',
-      message: `${available} share(s) of this subscription can be withdrawn (${request.subscriptionPending} already in notice).`,
+      message:
+        `${available} share(s) of this subscription can be withdrawn (${request.subscriptionPending} already ` +
+        `in notice).`,
     };
   }
   const from = withdrawableFrom(request.subscribedOn, terms.seniorityYears);
@@ -54,7 +56,8 @@ export function withdrawalRefusal(request: WithdrawalRequest): Refusal | null {
     return {
       kind: 'conflict',
       code: 'seniority_not_reached',
-      message: `Shares of type ${terms.code} need ${terms.seniorityYears} years of seniority: withdrawable from ${from}.`,
+      message:
+        `Shares of type ${terms.code} need ${terms.seniorityYears} years of seniority: ` + `withdrawable from ${from}.`,
     };
   }
   const remaining = request.typeHeld - request.typePending - request.shares;
@@ -63,7 +66,9 @@ export function withdrawalRefusal(request: WithdrawalRequest): Refusal | null {
       kind: 'unprocessable',
       code: 'below_minimum_shares',
       field: 'shares',
-      message: `A member who stays keeps at least ${terms.minShares} share(s) of type ${terms.code}: ${remaining} would remain.`,
+      message:
+        `A member who stays keeps at least ${terms.minShares} share(s) of type ${terms.code}: ` +
+        `${remaining} would remain.`,
     };
   }
   return null;
