@@ -353,61 +353,67 @@ test('an account with postings gets no sub-account and is not deleted', async (t
   );
 });
 
-test('access: read by any role in the enterprise, written by direction and administrators, 404 elsewhere', async (t) => {
-  const own = await newEnterprise('AC1');
-  const foreign = await newEnterprise('AC2');
-  const [headOffice] = await knex('branches').where({ enterprise_id: own.id }).pluck('id');
-  const callers: Record<string, Record<string, string>> = { anonymous: {} };
-  const at = (
-    role: 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin',
-    enterpriseId = own.id,
-    branchId: string | null = null,
-  ) => [{ role, enterpriseId, branchId }];
-  for (const [name, grants] of Object.entries({
-    nobody: [],
-    cashier: at('cashier', own.id, headOffice),
-    branch_head: at('branch_head', own.id, headOffice),
-    credit_committee: at('credit_committee'),
-    direction: at('direction'),
-    admin: at('admin'),
-    foreign_direction: at('direction', foreign.id),
-    // Direction somewhere, so the route's role check lets them in; the chart's enterprise then refuses them.
-    branch_direction: at('direction', own.id, headOffice),
-    cashier_directing_elsewhere: [...at('cashier'), ...at('direction', foreign.id)],
-  })) {
-    await createUser(knex, `ac-${name}`, grants);
-    callers[name] = await bearer(app, `ac-${name}`);
-  }
-  const readers = [
-    'cashier',
-    'branch_head',
-    'credit_committee',
-    'direction',
-    'admin',
-    'branch_direction',
-    'cashier_directing_elsewhere',
-  ];
-  const read = (name: string) => (name === 'anonymous' ? 401 : readers.includes(name) ? 200 : 404);
-  const write = (success: number) => (name: string) =>
-    name === 'anonymous'
-      ? 401
-      : ['direction', 'admin'].includes(name)
-        ? success
-        : name === 'foreign_direction'
-          ? 404
-          : 403;
-  const cash = `${own.entries}${await entryId(own.chart, '5710')}/`;
-  const subs: Record<string, string> = {};
-  for (const name of ['direction', 'admin']) {
-    subs[name] = (
-      await app.request('POST', own.entries, {
-        headers: root,
-        json: { parent_code: '3712', code: `3712${name.length}`, label: name },
-      })
-    ).body.id;
-  }
-  const cases: [string, (name: string) => string, ((name: string) => object) | undefined, (name: string) => number][] =
-    [
+test(
+  'access: read by any role in the enterprise, written ' + 'by direction and administrators, 404 elsewhere',
+  async (t) => {
+    const own = await newEnterprise('AC1');
+    const foreign = await newEnterprise('AC2');
+    const [headOffice] = await knex('branches').where({ enterprise_id: own.id }).pluck('id');
+    const callers: Record<string, Record<string, string>> = { anonymous: {} };
+    const at = (
+      role: 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin',
+      enterpriseId = own.id,
+      branchId: string | null = null,
+    ) => [{ role, enterpriseId, branchId }];
+    for (const [name, grants] of Object.entries({
+      nobody: [],
+      cashier: at('cashier', own.id, headOffice),
+      branch_head: at('branch_head', own.id, headOffice),
+      credit_committee: at('credit_committee'),
+      direction: at('direction'),
+      admin: at('admin'),
+      foreign_direction: at('direction', foreign.id),
+      // Direction somewhere, so the route's role check lets them in; the chart's enterprise then refuses them.
+      branch_direction: at('direction', own.id, headOffice),
+      cashier_directing_elsewhere: [...at('cashier'), ...at('direction', foreign.id)],
+    })) {
+      await createUser(knex, `ac-${name}`, grants);
+      callers[name] = await bearer(app, `ac-${name}`);
+    }
+    const readers = [
+      'cashier',
+      'branch_head',
+      'credit_committee',
+      'direction',
+      'admin',
+      'branch_direction',
+      'cashier_directing_elsewhere',
+    ];
+    const read = (name: string) => (name === 'anonymous' ? 401 : readers.includes(name) ? 200 : 404);
+    const write = (success: number) => (name: string) =>
+      name === 'anonymous'
+        ? 401
+        : ['direction', 'admin'].includes(name)
+          ? success
+          : name === 'foreign_direction'
+            ? 404
+            : 403;
+    const cash = `${own.entries}${await entryId(own.chart, '5710')}/`;
+    const subs: Record<string, string> = {};
+    for (const name of ['direction', 'admin']) {
+      subs[name] = (
+        await app.request('POST', own.entries, {
+          headers: root,
+          json: { parent_code: '3712', code: `3712${name.length}`, label: name },
+        })
+      ).body.id;
+    }
+    const cases: [
+      string,
+      (name: string) => string,
+      ((name: string) => object) | undefined,
+      (name: string) => number,
+    ][] = [
       ['GET', () => own.entries, undefined, read],
       ['GET', () => cash, undefined, read],
       ['PATCH', () => cash, () => ({ label: 'Caisse siège' }), write(200)],
@@ -419,29 +425,30 @@ test('access: read by any role in the enterprise, written by direction and admin
       ],
       ['DELETE', (name) => `${own.entries}${subs[name] ?? subs.admin}/`, undefined, write(204)],
     ];
-  for (const [method, path, json, expected] of cases) {
-    for (const [name, headers] of Object.entries(callers)) {
-      const response = await app.request(method, path(name), { headers, json: json?.(name) });
-      t.is(response.status, expected(name), `${name} ${method} ${path(name)}`);
+    for (const [method, path, json, expected] of cases) {
+      for (const [name, headers] of Object.entries(callers)) {
+        const response = await app.request(method, path(name), { headers, json: json?.(name) });
+        t.is(response.status, expected(name), `${name} ${method} ${path(name)}`);
+      }
     }
-  }
-  const charts = async (name: string) =>
-    (await get('/api/v1/accounts/charts/', callers[name])).body.results.map((chart: { id: string }) => chart.id);
-  t.deepEqual(await charts('cashier'), [own.chart]);
-  t.deepEqual(await charts('foreign_direction'), [foreign.chart]);
-  t.deepEqual(await charts('nobody'), []);
-  t.is((await get(`/api/v1/accounts/charts/?enterprise=${foreign.id}`, callers.direction)).body.count, 0);
-  t.is(
-    (await get(`${foreign.entries}${await entryId(own.chart, '5710')}/`)).status,
-    404,
-    "an account asked for under another enterprise's chart",
-  );
-  t.is(
-    (await get(`/api/v1/accounts/records/?plan=${pcemf}&page_size=1`, callers.nobody)).status,
-    200,
-    'the plans are public to signed-in users',
-  );
-});
+    const charts = async (name: string) =>
+      (await get('/api/v1/accounts/charts/', callers[name])).body.results.map((chart: { id: string }) => chart.id);
+    t.deepEqual(await charts('cashier'), [own.chart]);
+    t.deepEqual(await charts('foreign_direction'), [foreign.chart]);
+    t.deepEqual(await charts('nobody'), []);
+    t.is((await get(`/api/v1/accounts/charts/?enterprise=${foreign.id}`, callers.direction)).body.count, 0);
+    t.is(
+      (await get(`${foreign.entries}${await entryId(own.chart, '5710')}/`)).status,
+      404,
+      "an account asked for under another enterprise's chart",
+    );
+    t.is(
+      (await get(`/api/v1/accounts/records/?plan=${pcemf}&page_size=1`, callers.nobody)).status,
+      200,
+      'the plans are public to signed-in users',
+    );
+  },
+);
 
 test('the module documents its routes, with operation ids unique among all the product routes', async (t) => {
   const schema = await get('/api/v1/accounts/schema/', {});

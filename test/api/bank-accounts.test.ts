@@ -41,7 +41,8 @@ const labelOf = async (code: string) =>
   await knex('company_chart_entries').where({ enterprise_id: world.enterpriseId, code }).first('label', 'parent_code');
 
 test.serial(
-  'bank accounts open the next sub-accounts of their 560 leaf; bad parents and taken numbers are refused naming the field',
+  'bank accounts open the next sub-accounts of their 560 leaf; ' +
+    'bad parents and taken numbers are refused naming the field',
   async (t) => {
     const afriland = await create({
       bank_name: 'Afriland First Bank',
@@ -207,7 +208,8 @@ const decide = (requestId: string, headers: Record<string, string>) =>
   });
 
 test.serial(
-  'transfers: the till to a bank approved by a second person, a bank to another by the branch head; the same side twice refused',
+  'transfers: the till to a bank approved by a second person, a ' +
+    'bank to another by the branch head; the same side twice refused',
   async (t) => {
     const accounts = (await get(`?enterprise=${world.enterpriseId}&is_active=true`)).body.results as {
       id: string;
@@ -333,7 +335,8 @@ const ledgerLineOf = async (entryId: string, code: string) =>
   ).id as string;
 
 test.serial(
-  'a statement: one line matches by itself, one by hand, the fees once booked by a manual entry; the reconciliation by hand',
+  'a statement: one line matches by itself, one by hand, the fees ' +
+    'once booked by a manual entry; the reconciliation by hand',
   async (t) => {
     const sgc = (await get(`?enterprise=${world.enterpriseId}&is_active=true`)).body.results.find(
       (row: { account: string }) => row.account === '5603002',
@@ -543,7 +546,8 @@ test.serial('hostile statement files are refused whole, naming the row and colum
 });
 
 test.serial(
-  "a transfer with another branch's bank account or a deactivated one is refused at the request, naming the field, before any approval",
+  "a transfer with another branch's bank account or a deactivated one " +
+    'is refused at the request, naming the field, before any approval',
   async (t) => {
     const elsewhere = await create({
       bank_name: "Banque de l'agence",

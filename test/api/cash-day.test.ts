@@ -97,7 +97,8 @@ async function settle(json: Record<string, unknown>): Promise<Record<string, unk
 }
 
 test.serial(
-  'two cashiers, one vault: approvisionnement, twenty operations, a shortage and an excess settled, the vault counted; the branches close and the end of day moves the date',
+  'two cashiers, one vault: approvisionnement, twenty operations, a shortage and an excess ' +
+    'settled, the vault counted; the branches close and the end of day moves the date',
   async (t) => {
     await withWorker(knex, async () => closeTheDay(t, await cashierDay(t)), taskQueue);
   },

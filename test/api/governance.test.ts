@@ -460,10 +460,12 @@ for (const variant of ['flat', 'nested'] as const) {
     const writes = ['create', 'update', 'appoint', 'updateMember', 'endTerm'];
 
     for (const name of Object.keys(denied)) await expect(null, name, 401);
-    for (const name of writes) await expect('roleless', name, 403); // holds neither role anywhere: the router refuses
+    // Holds neither role anywhere: the router refuses.
+    for (const name of writes) await expect('roleless', name, 403);
     for (const name of writes) await expect('cashier', name, 403);
     for (const name of writes) await expect('mixed', name, 403);
-    for (const name of writes) await expect('outsider', name, 404); // direction elsewhere: this enterprise is not disclosed
+    // Direction elsewhere: this enterprise is not disclosed.
+    for (const name of writes) await expect('outsider', name, 404);
     for (const name of ['detail', 'members']) {
       await expect('roleless', name, 404);
       await expect('outsider', name, 404);
