@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { recordBusinessEvent } from '../../activities/events/record-business-event';
 import { Money } from '../../domain/money';
@@ -51,6 +51,63 @@ test.before(async () => {
   root = await bearer(app, 'root');
 });
 
+/** The trail filtered by user, kind and resource, and by dates; a reversed date range is refused. */
+async function assertFilters(
+  t: ExecutionContext,
+  ownId: string,
+  directionId: string,
+  latest: { id: string; resource: { id: string } },
+  auditor: Record<string, string>,
+) {
+  const byUser = await app.request(
+    'GET',
+    `/api/v1/audit/events/?enterprise=${ownId}&user=${directionId}&kind=configuration.update` +
+      `&resource_type=configuration&resource_id=${latest.resource.id}`,
+    { headers: auditor },
+  );
+  t.deepEqual(
+    byUser.body.results.map((row: { id: string }) => row.id),
+    [latest.id],
+  );
+  t.is(
+    (
+      await app.request('GET', `/api/v1/audit/events/?enterprise=${ownId}&date_from=2000-01-01&date_to=2000-12-31`, {
+        headers: auditor,
+      })
+    ).body.count,
+    0,
+  );
+  t.is(
+    (
+      await app.request('GET', `/api/v1/audit/events/?enterprise=${ownId}&date_from=2026-01-02&date_to=2026-01-01`, {
+        headers: auditor,
+      })
+    ).status,
+    400,
+  );
+}
+
+/** The CSV export: UTF-8 with its BOM, a title block, then one line per event. */
+async function assertCsvExport(t: ExecutionContext, ownId: string, latestId: string, auditor: Record<string, string>) {
+  const csv = await fetch(`${app.baseUrl}/api/v1/audit/events/?enterprise=${ownId}&format=csv`, {
+    headers: auditor,
+  });
+  t.is(csv.status, 200);
+  t.is(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
+  const text = Buffer.from(await csv.arrayBuffer()).toString('utf8');
+  t.true(text.startsWith("\uFEFFRapport;Journal d'audit\r\nEntreprise;AUD1;"), text.slice(0, 80));
+  const lines = text.split('\r\n');
+  t.true(
+    lines.some(
+      (line) =>
+        line.startsWith(`${latestId};`) &&
+        line.includes(';aud-direction;configuration.update;configuration;') &&
+        line.includes('203.0.113.9'),
+    ),
+    text,
+  );
+}
+
 test(
   'the audit trail: who, what, from where, with which request, ' + 'before and after; filtered, scoped, newest first',
   async (t) => {
@@ -90,32 +147,7 @@ test(
       'only the enterprise asked for',
     );
 
-    const byUser = await app.request(
-      'GET',
-      `/api/v1/audit/events/?enterprise=${own.id}&user=${directionId}&kind=configuration.update` +
-        `&resource_type=configuration&resource_id=${latest.resource.id}`,
-      { headers: auditor },
-    );
-    t.deepEqual(
-      byUser.body.results.map((row: { id: string }) => row.id),
-      [latest.id],
-    );
-    t.is(
-      (
-        await app.request('GET', `/api/v1/audit/events/?enterprise=${own.id}&date_from=2000-01-01&date_to=2000-12-31`, {
-          headers: auditor,
-        })
-      ).body.count,
-      0,
-    );
-    t.is(
-      (
-        await app.request('GET', `/api/v1/audit/events/?enterprise=${own.id}&date_from=2026-01-02&date_to=2026-01-01`, {
-          headers: auditor,
-        })
-      ).status,
-      400,
-    );
+    await assertFilters(t, own.id, directionId, latest, auditor);
 
     // Cashiers do not read the trail; another enterprise's direction does not learn it exists.
     t.is(
@@ -135,23 +167,7 @@ test(
       404,
     );
 
-    const csv = await fetch(`${app.baseUrl}/api/v1/audit/events/?enterprise=${own.id}&format=csv`, {
-      headers: auditor,
-    });
-    t.is(csv.status, 200);
-    t.is(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
-    const text = Buffer.from(await csv.arrayBuffer()).toString('utf8');
-    t.true(text.startsWith("\uFEFFRapport;Journal d'audit\r\nEntreprise;AUD1;"), text.slice(0, 80));
-    const lines = text.split('\r\n');
-    t.true(
-      lines.some(
-        (line) =>
-          line.startsWith(`${latest.id};`) &&
-          line.includes(';aud-direction;configuration.update;configuration;') &&
-          line.includes('203.0.113.9'),
-      ),
-      text,
-    );
+    await assertCsvExport(t, own.id, latest.id, auditor);
   },
 );
 

@@ -186,24 +186,27 @@ test(
   },
 );
 
+/** A member whose every field is wrong, each in its own way. */
+const malformedMember = (coop: Coop) => ({
+  enterprise: coop.id,
+  branch: coop.a,
+  kind: 'robot',
+  first_name: 'x'.repeat(101),
+  id_document_type: 'library_card',
+  id_document_number: 'é',
+  birth_date: '2001-02-30',
+  gender: 'x',
+  nationality: 'Cameroon',
+  phone: '06-99',
+  email: 'nope',
+  risk_level: 'extreme',
+  membership_date: '26/11/2026',
+  politically_exposed: 'sometimes',
+});
+
 test('bad input is a 400 naming each field, whatever the layer that finds it; nothing is written', async (t) => {
   const coop = await newCoop('M3');
-  const malformed = await create(root, {
-    enterprise: coop.id,
-    branch: coop.a,
-    kind: 'robot',
-    first_name: 'x'.repeat(101),
-    id_document_type: 'library_card',
-    id_document_number: 'é',
-    birth_date: '2001-02-30',
-    gender: 'x',
-    nationality: 'Cameroon',
-    phone: '06-99',
-    email: 'nope',
-    risk_level: 'extreme',
-    membership_date: '26/11/2026',
-    politically_exposed: 'sometimes',
-  });
+  const malformed = await create(root, malformedMember(coop));
   t.is(malformed.status, 400);
   t.deepEqual(fields(malformed), [
     'birth_date',
