@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { decideApprovalRequest } from '../../activities/approvals/approval-request.activity';
 import { recordLoanDecision } from '../../activities/loans/loan-approval.activity';
@@ -232,6 +232,47 @@ test(
   },
 );
 
+/**
+ * 5 000 on installment 1 (interest 1 200 000 × 1.5 % = 18 000): 1 200 of insurance first, then 3 800 of interest.
+ * On installment 1's due date, its rest and 1 000 of installment 2 (the next one): its insurance first again.
+ */
+async function repaySpreadPremium(t: ExecutionContext, w: LoanWorld, loanId: string, firstPrincipalDue: string) {
+  const first = await app.request('POST', '/api/v1/loans/repayments/', {
+    headers: w.users.cashier!.headers,
+    json: { loan: loanId, amount: '5000' },
+  });
+  t.is(first.status, 201, first.text);
+  t.like(first.body, { amount: '5000', insurance: '1200', interest: '3800', principal: '0', penalty: '0' });
+  t.deepEqual(first.body.allocations, [
+    { number: 1, due_date: '2026-02-15', penalty: '0', insurance: '1200', interest: '3800', principal: '0' },
+  ]);
+  t.deepEqual(
+    await linesOf(w, 'repayment_insurance'),
+    [
+      ['5710', '1200', '0'],
+      ['461', '0', '1200'],
+    ],
+    'cash to the insurer (461)',
+  );
+  await setBusinessDate(w, '2026-02-15');
+  const rest = new Money(firstPrincipalDue).plus(18000 - 3800);
+  const second = await app.request('POST', '/api/v1/loans/repayments/', {
+    headers: w.users.cashier!.headers,
+    json: { loan: loanId, amount: rest.plus(1000).toFixed(0) },
+  });
+  t.is(second.status, 201, second.text);
+  t.deepEqual(second.body.allocations, [
+    { number: 1, due_date: '2026-02-15', penalty: '0', interest: '14200', principal: firstPrincipalDue },
+    { number: 2, due_date: '2026-03-15', penalty: '0', insurance: '1000', interest: '0', principal: '0' },
+  ]);
+  const after = (
+    await app.request('GET', `/api/v1/loans/loans/${loanId}/schedule/`, { headers: w.users.cashier!.headers })
+  ).body.installments;
+  t.like(after[0], { insurance_paid: '1200', interest_paid: '18000', principal_paid: firstPrincipalDue });
+  t.like(after[1], { insurance_due: '1200', insurance_paid: '1000' });
+  t.is(await accountBalance(knex, w.enterpriseId, '461'), '-2200');
+}
+
 test(
   'a spread premium: each installment carries its part, ' + 'a repayment pays it before the interest, to 461',
   async (t) => {
@@ -282,42 +323,7 @@ test(
       ),
     );
 
-    // 5 000 on installment 1 (interest 1 200 000 × 1.5 % = 18 000): 1 200 of insurance first, then 3 800 of interest.
-    const first = await app.request('POST', '/api/v1/loans/repayments/', {
-      headers: w.users.cashier!.headers,
-      json: { loan: loanId, amount: '5000' },
-    });
-    t.is(first.status, 201, first.text);
-    t.like(first.body, { amount: '5000', insurance: '1200', interest: '3800', principal: '0', penalty: '0' });
-    t.deepEqual(first.body.allocations, [
-      { number: 1, due_date: '2026-02-15', penalty: '0', insurance: '1200', interest: '3800', principal: '0' },
-    ]);
-    t.deepEqual(
-      await linesOf(w, 'repayment_insurance'),
-      [
-        ['5710', '1200', '0'],
-        ['461', '0', '1200'],
-      ],
-      'cash to the insurer (461)',
-    );
-    // On installment 1's due date, its rest and 1 000 of installment 2 (the next one): its insurance first again.
-    await setBusinessDate(w, '2026-02-15');
-    const rest = new Money(installments[0].principal_due).plus(18000 - 3800);
-    const second = await app.request('POST', '/api/v1/loans/repayments/', {
-      headers: w.users.cashier!.headers,
-      json: { loan: loanId, amount: rest.plus(1000).toFixed(0) },
-    });
-    t.is(second.status, 201, second.text);
-    t.deepEqual(second.body.allocations, [
-      { number: 1, due_date: '2026-02-15', penalty: '0', interest: '14200', principal: installments[0].principal_due },
-      { number: 2, due_date: '2026-03-15', penalty: '0', insurance: '1000', interest: '0', principal: '0' },
-    ]);
-    const after = (
-      await app.request('GET', `/api/v1/loans/loans/${loanId}/schedule/`, { headers: w.users.cashier!.headers })
-    ).body.installments;
-    t.like(after[0], { insurance_paid: '1200', interest_paid: '18000', principal_paid: installments[0].principal_due });
-    t.like(after[1], { insurance_due: '1200', insurance_paid: '1000' });
-    t.is(await accountBalance(knex, w.enterpriseId, '461'), '-2200');
+    await repaySpreadPremium(t, w, loanId, installments[0].principal_due);
     t.is(await accountBalance(knex, w.enterpriseId, '461'), '-2200');
     await booksTieOut(t, w);
   },
@@ -361,6 +367,28 @@ async function spreadLoan(t: import('ava').ExecutionContext, w: LoanWorld, code:
   });
   t.is(disbursed.status, 200, disbursed.text);
   return loanId;
+}
+
+/** 20 April: installment 5 is 5 days late. The quote owes its premium part; the parts not yet due are not owed. */
+async function payOffWithPremiumInArrears(t: ExecutionContext, w: LoanWorld, loanId: string, principalLeft: Money) {
+  await setBusinessDate(w, '2026-04-20');
+  const quote = (
+    await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/`, { headers: w.users.cashier!.headers })
+  ).body;
+  t.like(quote, { principal: principalLeft.toFixed(0), insurance: '1200', fee: '0' });
+  t.is(quote.total, new Money(quote.principal).plus(quote.interest).plus(quote.penalties).plus(1200).toFixed(0));
+  const printed = await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?format=csv`, {
+    headers: w.users.cashier!.headers,
+  });
+  t.true(printed.text.includes('Assurance échue'), 'the printed quote shows the premium in arrears');
+  const payoff = await app.request('POST', `/api/v1/loans/loans/${loanId}/payoff/`, {
+    headers: w.users.cashier!.headers,
+    json: { amount: quote.total },
+  });
+  t.is(payoff.status, 201, payoff.text);
+  t.like(payoff.body.repayment, { insurance: '1200', outstanding_after: '0' });
+  t.is(await accountBalance(knex, w.enterpriseId, '461'), '-3600', 'three parts collected, the rest never owed');
+  t.is(premiumOwed(await scheduleOf(w, loanId)), '0');
 }
 
 test(
@@ -424,25 +452,7 @@ test(
     const principalLeft = outstanding.minus(rows[2]!.principal_due).minus(new Money(400000).minus(due3));
     t.is((await loan()).teg, tegAfter(rows, 4, principalLeft));
 
-    // 20 April: installment 5 is 5 days late. The quote owes its premium part; the parts not yet due are not owed.
-    await setBusinessDate(w, '2026-04-20');
-    const quote = (
-      await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/`, { headers: w.users.cashier!.headers })
-    ).body;
-    t.like(quote, { principal: principalLeft.toFixed(0), insurance: '1200', fee: '0' });
-    t.is(quote.total, new Money(quote.principal).plus(quote.interest).plus(quote.penalties).plus(1200).toFixed(0));
-    const printed = await app.request('GET', `/api/v1/loans/loans/${loanId}/payoff-quote/?format=csv`, {
-      headers: w.users.cashier!.headers,
-    });
-    t.true(printed.text.includes('Assurance échue'), 'the printed quote shows the premium in arrears');
-    const payoff = await app.request('POST', `/api/v1/loans/loans/${loanId}/payoff/`, {
-      headers: w.users.cashier!.headers,
-      json: { amount: quote.total },
-    });
-    t.is(payoff.status, 201, payoff.text);
-    t.like(payoff.body.repayment, { insurance: '1200', outstanding_after: '0' });
-    t.is(await accountBalance(knex, w.enterpriseId, '461'), '-3600', 'three parts collected, the rest never owed');
-    t.is(premiumOwed(await scheduleOf(w, loanId)), '0');
+    await payOffWithPremiumInArrears(t, w, loanId, principalLeft);
     await booksTieOut(t, w);
   },
 );
@@ -499,6 +509,9 @@ test(
     await booksTieOut(t, w);
   },
 );
+/** Sets the rate from `effectiveFrom`, approved by a second person; returns the approval's status. */
+const setRateApproved = async (w: LoanWorld, rate: string, effectiveFrom: string) =>
+  (await approveRequest(knex, await setRate(w, rate, effectiveFrom), asApprover(w))).status;
 
 test(
   'the usury rate: a product or an application above the rate ' +
@@ -514,16 +527,7 @@ test(
     const dearestTeg = expectedTeg(dearest);
     t.is(dearest.teg, dearestTeg);
     // The rate just below the dearest loan's TEG: refused; then one just above, from a later date: accepted.
-    t.is(
-      (
-        await approveRequest(
-          knex,
-          await setRate(w, new Money(dearestTeg).minus('0.01').toFixed(2), '2026-01-01'),
-          asApprover(w),
-        )
-      ).status,
-      200,
-    );
+    t.is(await setRateApproved(w, new Money(dearestTeg).minus('0.01').toFixed(2), '2026-01-01'), 200);
     const refused = await createProduct(w, 'USUR1', terms);
     t.is(refused.status, 422, refused.text);
     t.like(refused.body, { code: 'teg_above_usury_rate', errors: [{ field: 'teg' }] });
@@ -543,16 +547,7 @@ test(
       (await app.request('PATCH', probePath, { headers: w.users.direction!.headers, json: { is_active: false } })).body,
       { is_active: false, fee_fixed: '2000' },
     );
-    t.is(
-      (
-        await approveRequest(
-          knex,
-          await setRate(w, new Money(dearestTeg).plus('0.01').toFixed(2), '2026-01-10'),
-          asApprover(w),
-        )
-      ).status,
-      200,
-    );
+    t.is(await setRateApproved(w, new Money(dearestTeg).plus('0.01').toFixed(2), '2026-01-10'), 200);
     const accepted = await createProduct(w, 'USUR2', terms);
     t.is(accepted.status, 201, accepted.text);
     // A change that makes the dearest loan dearer is refused the same way.
@@ -566,26 +561,17 @@ test(
     const loan = (await simulate(w, accepted.body.id, '1000000', 12)).body;
     const loanTeg = expectedTeg(loan);
     const client = await memberOf(w);
-    t.is(
-      (
-        await approveRequest(
-          knex,
-          await setRate(w, new Money(loanTeg).minus('0.01').toFixed(2), '2026-01-12'),
-          asApprover(w),
-        )
-      ).status,
-      200,
-    );
+    t.is(await setRateApproved(w, new Money(loanTeg).minus('0.01').toFixed(2), '2026-01-12'), 200);
     const above = await submit(w, accepted.body.id, client, '1000000', 12);
     t.is(above.status, 422, above.text);
     t.like(above.body, { code: 'teg_above_usury_rate', errors: [{ field: 'teg' }] });
     t.is((await knex('loan_applications').where({ client_id: client })).length, 0, 'no application recorded');
-    t.is((await approveRequest(knex, await setRate(w, loanTeg, '2026-01-14'), asApprover(w))).status, 200);
+    t.is(await setRateApproved(w, loanTeg, '2026-01-14'), 200);
     const atTheRate = await submit(w, accepted.body.id, client, '1000000', 12);
     t.is(atTheRate.status, 201, `a TEG equal to the rate does not exceed it: ${atTheRate.text}`);
     t.is(atTheRate.body.teg, loanTeg);
     // A rate from a date after the business date is not yet in force.
-    t.is((await approveRequest(knex, await setRate(w, '1.00', '2026-06-01'), asApprover(w))).status, 200);
+    t.is(await setRateApproved(w, '1.00', '2026-06-01'), 200);
     t.is((await submit(w, accepted.body.id, client, '1000000', 12)).status, 201);
     const listed = await app.request('GET', `/api/v1/loans/usury-rates/?enterprise=${w.enterpriseId}`, {
       headers: w.users.cashier!.headers,
@@ -596,6 +582,37 @@ test(
     );
   },
 );
+
+/** Bad input to a rate or a product is a 400 naming the field; a cashier sets no rate. */
+async function assertBadInputRefused(t: ExecutionContext, w: LoanWorld) {
+  const bad = async (json: Record<string, unknown>) => {
+    const response = await app.request('POST', '/api/v1/loans/usury-rates/', {
+      headers: w.users.direction!.headers,
+      json: {
+        enterprise: w.enterpriseId,
+        rate: '60',
+        effective_from: '2026-02-01',
+        source_reference: 'BEAC',
+        ...json,
+      },
+    });
+    return [response.status, response.body.errors?.[0]?.field];
+  };
+  t.deepEqual(await bad({ rate: 'sixty' }), [400, 'rate']);
+  t.deepEqual(await bad({ rate: '0' }), [400, 'rate']);
+  t.deepEqual(await bad({ rate: '12.345' }), [400, 'rate']);
+  t.deepEqual(await bad({ rate: 60 }), [400, 'rate']);
+  t.deepEqual(await bad({ effective_from: '2026-02-30' }), [400, 'effective_from']);
+  t.deepEqual(await bad({ source_reference: '' }), [400, 'source_reference']);
+  const badProduct = async (extra: Record<string, unknown>) => {
+    const response = await createProduct(w, 'BAD', extra);
+    return [response.status, response.body.errors?.[0]?.field];
+  };
+  t.deepEqual(await badProduct({ insurance_collection: 'monthly' }), [400, 'insurance_collection']);
+  t.deepEqual(await badProduct({ insurance_rate: '1.5' }), [400, 'insurance_rate']);
+  t.deepEqual(await badProduct({ insurance_fixed: '-5' }), [400, 'insurance_fixed']);
+  t.is((await setRate(w, '40', '2026-03-01', 'cashier')).status, 403, 'a cashier sets no rate');
+}
 
 test(
   'setting a usury rate takes two people; bad input is a ' + '400 naming the field; other enterprises see nothing',
@@ -634,33 +651,7 @@ test(
       'one rate per date',
     );
 
-    const bad = async (json: Record<string, unknown>) => {
-      const response = await app.request('POST', '/api/v1/loans/usury-rates/', {
-        headers: w.users.direction!.headers,
-        json: {
-          enterprise: w.enterpriseId,
-          rate: '60',
-          effective_from: '2026-02-01',
-          source_reference: 'BEAC',
-          ...json,
-        },
-      });
-      return [response.status, response.body.errors?.[0]?.field];
-    };
-    t.deepEqual(await bad({ rate: 'sixty' }), [400, 'rate']);
-    t.deepEqual(await bad({ rate: '0' }), [400, 'rate']);
-    t.deepEqual(await bad({ rate: '12.345' }), [400, 'rate']);
-    t.deepEqual(await bad({ rate: 60 }), [400, 'rate']);
-    t.deepEqual(await bad({ effective_from: '2026-02-30' }), [400, 'effective_from']);
-    t.deepEqual(await bad({ source_reference: '' }), [400, 'source_reference']);
-    const badProduct = async (extra: Record<string, unknown>) => {
-      const response = await createProduct(w, 'BAD', extra);
-      return [response.status, response.body.errors?.[0]?.field];
-    };
-    t.deepEqual(await badProduct({ insurance_collection: 'monthly' }), [400, 'insurance_collection']);
-    t.deepEqual(await badProduct({ insurance_rate: '1.5' }), [400, 'insurance_rate']);
-    t.deepEqual(await badProduct({ insurance_fixed: '-5' }), [400, 'insurance_fixed']);
-    t.is((await setRate(w, '40', '2026-03-01', 'cashier')).status, 403, 'a cashier sets no rate');
+    await assertBadInputRefused(t, w);
 
     const other = await world();
     t.is(
