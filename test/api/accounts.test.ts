@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import knexFactory from 'knex';
 import { apiRoutes } from '../../api/routes';
 import { accountRoutes } from '../../api/modules/accounts/account-plans.routes';
@@ -353,33 +353,64 @@ test('an account with postings gets no sub-account and is not deleted', async (t
   );
 });
 
+/** Each caller lists the charts of its own enterprises only; the plans are public to signed-in users. */
+async function assertChartsScoped(
+  t: ExecutionContext,
+  callers: Record<string, Record<string, string>>,
+  own: { chart: string },
+  foreign: { id: string; chart: string; entries: string },
+) {
+  const charts = async (name: string) =>
+    (await get('/api/v1/accounts/charts/', callers[name])).body.results.map((chart: { id: string }) => chart.id);
+  t.deepEqual(await charts('cashier'), [own.chart]);
+  t.deepEqual(await charts('foreign_direction'), [foreign.chart]);
+  t.deepEqual(await charts('nobody'), []);
+  t.is((await get(`/api/v1/accounts/charts/?enterprise=${foreign.id}`, callers.direction)).body.count, 0);
+  t.is(
+    (await get(`${foreign.entries}${await entryId(own.chart, '5710')}/`)).status,
+    404,
+    "an account asked for under another enterprise's chart",
+  );
+  t.is(
+    (await get(`/api/v1/accounts/records/?plan=${pcemf}&page_size=1`, callers.nobody)).status,
+    200,
+    'the plans are public to signed-in users',
+  );
+}
+
+/** One signed-in caller per kind of grant on `ownId` (and `foreignId`), and an anonymous one. */
+async function accessCallers(ownId: string, foreignId: string, headOffice: string) {
+  const callers: Record<string, Record<string, string>> = { anonymous: {} };
+  const at = (
+    role: 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin',
+    enterpriseId = ownId,
+    branchId: string | null = null,
+  ) => [{ role, enterpriseId, branchId }];
+  for (const [name, grants] of Object.entries({
+    nobody: [],
+    cashier: at('cashier', ownId, headOffice),
+    branch_head: at('branch_head', ownId, headOffice),
+    credit_committee: at('credit_committee'),
+    direction: at('direction'),
+    admin: at('admin'),
+    foreign_direction: at('direction', foreignId),
+    // Direction somewhere, so the route's role check lets them in; the chart's enterprise then refuses them.
+    branch_direction: at('direction', ownId, headOffice),
+    cashier_directing_elsewhere: [...at('cashier'), ...at('direction', foreignId)],
+  })) {
+    await createUser(knex, `ac-${name}`, grants);
+    callers[name] = await bearer(app, `ac-${name}`);
+  }
+  return callers;
+}
+
 test(
   'access: read by any role in the enterprise, written ' + 'by direction and administrators, 404 elsewhere',
   async (t) => {
     const own = await newEnterprise('AC1');
     const foreign = await newEnterprise('AC2');
     const [headOffice] = await knex('branches').where({ enterprise_id: own.id }).pluck('id');
-    const callers: Record<string, Record<string, string>> = { anonymous: {} };
-    const at = (
-      role: 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin',
-      enterpriseId = own.id,
-      branchId: string | null = null,
-    ) => [{ role, enterpriseId, branchId }];
-    for (const [name, grants] of Object.entries({
-      nobody: [],
-      cashier: at('cashier', own.id, headOffice),
-      branch_head: at('branch_head', own.id, headOffice),
-      credit_committee: at('credit_committee'),
-      direction: at('direction'),
-      admin: at('admin'),
-      foreign_direction: at('direction', foreign.id),
-      // Direction somewhere, so the route's role check lets them in; the chart's enterprise then refuses them.
-      branch_direction: at('direction', own.id, headOffice),
-      cashier_directing_elsewhere: [...at('cashier'), ...at('direction', foreign.id)],
-    })) {
-      await createUser(knex, `ac-${name}`, grants);
-      callers[name] = await bearer(app, `ac-${name}`);
-    }
+    const callers = await accessCallers(own.id, foreign.id, headOffice);
     const readers = [
       'cashier',
       'branch_head',
@@ -431,22 +462,7 @@ test(
         t.is(response.status, expected(name), `${name} ${method} ${path(name)}`);
       }
     }
-    const charts = async (name: string) =>
-      (await get('/api/v1/accounts/charts/', callers[name])).body.results.map((chart: { id: string }) => chart.id);
-    t.deepEqual(await charts('cashier'), [own.chart]);
-    t.deepEqual(await charts('foreign_direction'), [foreign.chart]);
-    t.deepEqual(await charts('nobody'), []);
-    t.is((await get(`/api/v1/accounts/charts/?enterprise=${foreign.id}`, callers.direction)).body.count, 0);
-    t.is(
-      (await get(`${foreign.entries}${await entryId(own.chart, '5710')}/`)).status,
-      404,
-      "an account asked for under another enterprise's chart",
-    );
-    t.is(
-      (await get(`/api/v1/accounts/records/?plan=${pcemf}&page_size=1`, callers.nobody)).status,
-      200,
-      'the plans are public to signed-in users',
-    );
+    await assertChartsScoped(t, callers, own, foreign);
   },
 );
 
