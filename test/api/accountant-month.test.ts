@@ -376,7 +376,8 @@ test.serial("the six-column trial balance and the general ledger of the bank equ
   t.like(trial.totals, { balanced: true });
 
   const ledger = await get(
-    `/api/v1/accounts/charts/${chartId}/general-ledger/?account_from=${bank}&account_to=${bank}&date_from=2026-01-01&date_to=2026-05-31`,
+    `/api/v1/accounts/charts/${chartId}/general-ledger/?account_from=${bank}&account_to=${bank}` +
+      '&date_from=2026-01-01&date_to=2026-05-31',
   );
   let running = new Money(opening.bank);
   const movements = book

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import knexFactory from 'knex';
 import { apiRoutes } from '../../api/routes';
 import { accountRoutes } from '../../api/modules/accounts/account-plans.routes';
@@ -353,78 +353,13 @@ test('an account with postings gets no sub-account and is not deleted', async (t
   );
 });
 
-test('access: read by any role in the enterprise, written by direction and administrators, 404 elsewhere', async (t) => {
-  const own = await newEnterprise('AC1');
-  const foreign = await newEnterprise('AC2');
-  const [headOffice] = await knex('branches').where({ enterprise_id: own.id }).pluck('id');
-  const callers: Record<string, Record<string, string>> = { anonymous: {} };
-  const at = (
-    role: 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin',
-    enterpriseId = own.id,
-    branchId: string | null = null,
-  ) => [{ role, enterpriseId, branchId }];
-  for (const [name, grants] of Object.entries({
-    nobody: [],
-    cashier: at('cashier', own.id, headOffice),
-    branch_head: at('branch_head', own.id, headOffice),
-    credit_committee: at('credit_committee'),
-    direction: at('direction'),
-    admin: at('admin'),
-    foreign_direction: at('direction', foreign.id),
-    // Direction somewhere, so the route's role check lets them in; the chart's enterprise then refuses them.
-    branch_direction: at('direction', own.id, headOffice),
-    cashier_directing_elsewhere: [...at('cashier'), ...at('direction', foreign.id)],
-  })) {
-    await createUser(knex, `ac-${name}`, grants);
-    callers[name] = await bearer(app, `ac-${name}`);
-  }
-  const readers = [
-    'cashier',
-    'branch_head',
-    'credit_committee',
-    'direction',
-    'admin',
-    'branch_direction',
-    'cashier_directing_elsewhere',
-  ];
-  const read = (name: string) => (name === 'anonymous' ? 401 : readers.includes(name) ? 200 : 404);
-  const write = (success: number) => (name: string) =>
-    name === 'anonymous'
-      ? 401
-      : ['direction', 'admin'].includes(name)
-        ? success
-        : name === 'foreign_direction'
-          ? 404
-          : 403;
-  const cash = `${own.entries}${await entryId(own.chart, '5710')}/`;
-  const subs: Record<string, string> = {};
-  for (const name of ['direction', 'admin']) {
-    subs[name] = (
-      await app.request('POST', own.entries, {
-        headers: root,
-        json: { parent_code: '3712', code: `3712${name.length}`, label: name },
-      })
-    ).body.id;
-  }
-  const cases: [string, (name: string) => string, ((name: string) => object) | undefined, (name: string) => number][] =
-    [
-      ['GET', () => own.entries, undefined, read],
-      ['GET', () => cash, undefined, read],
-      ['PATCH', () => cash, () => ({ label: 'Caisse siège' }), write(200)],
-      [
-        'POST',
-        () => own.entries,
-        (name) => ({ parent_code: '373', code: `373${name.length}`, label: name }),
-        write(201),
-      ],
-      ['DELETE', (name) => `${own.entries}${subs[name] ?? subs.admin}/`, undefined, write(204)],
-    ];
-  for (const [method, path, json, expected] of cases) {
-    for (const [name, headers] of Object.entries(callers)) {
-      const response = await app.request(method, path(name), { headers, json: json?.(name) });
-      t.is(response.status, expected(name), `${name} ${method} ${path(name)}`);
-    }
-  }
+/** Each caller lists the charts of its own enterprises only; the plans are public to signed-in users. */
+async function assertChartsScoped(
+  t: ExecutionContext,
+  callers: Record<string, Record<string, string>>,
+  own: { chart: string },
+  foreign: { id: string; chart: string; entries: string },
+) {
   const charts = async (name: string) =>
     (await get('/api/v1/accounts/charts/', callers[name])).body.results.map((chart: { id: string }) => chart.id);
   t.deepEqual(await charts('cashier'), [own.chart]);
@@ -441,7 +376,95 @@ test('access: read by any role in the enterprise, written by direction and admin
     200,
     'the plans are public to signed-in users',
   );
-});
+}
+
+/** One signed-in caller per kind of grant on `ownId` (and `foreignId`), and an anonymous one. */
+async function accessCallers(ownId: string, foreignId: string, headOffice: string) {
+  const callers: Record<string, Record<string, string>> = { anonymous: {} };
+  const at = (
+    role: 'cashier' | 'branch_head' | 'credit_committee' | 'direction' | 'admin',
+    enterpriseId = ownId,
+    branchId: string | null = null,
+  ) => [{ role, enterpriseId, branchId }];
+  for (const [name, grants] of Object.entries({
+    nobody: [],
+    cashier: at('cashier', ownId, headOffice),
+    branch_head: at('branch_head', ownId, headOffice),
+    credit_committee: at('credit_committee'),
+    direction: at('direction'),
+    admin: at('admin'),
+    foreign_direction: at('direction', foreignId),
+    // Direction somewhere, so the route's role check lets them in; the chart's enterprise then refuses them.
+    branch_direction: at('direction', ownId, headOffice),
+    cashier_directing_elsewhere: [...at('cashier'), ...at('direction', foreignId)],
+  })) {
+    await createUser(knex, `ac-${name}`, grants);
+    callers[name] = await bearer(app, `ac-${name}`);
+  }
+  return callers;
+}
+
+test(
+  'access: read by any role in the enterprise, written ' + 'by direction and administrators, 404 elsewhere',
+  async (t) => {
+    const own = await newEnterprise('AC1');
+    const foreign = await newEnterprise('AC2');
+    const [headOffice] = await knex('branches').where({ enterprise_id: own.id }).pluck('id');
+    const callers = await accessCallers(own.id, foreign.id, headOffice);
+    const readers = [
+      'cashier',
+      'branch_head',
+      'credit_committee',
+      'direction',
+      'admin',
+      'branch_direction',
+      'cashier_directing_elsewhere',
+    ];
+    const read = (name: string) => (name === 'anonymous' ? 401 : readers.includes(name) ? 200 : 404);
+    const write = (success: number) => (name: string) =>
+      name === 'anonymous'
+        ? 401
+        : ['direction', 'admin'].includes(name)
+          ? success
+          : name === 'foreign_direction'
+            ? 404
+            : 403;
+    const cash = `${own.entries}${await entryId(own.chart, '5710')}/`;
+    const subs: Record<string, string> = {};
+    for (const name of ['direction', 'admin']) {
+      subs[name] = (
+        await app.request('POST', own.entries, {
+          headers: root,
+          json: { parent_code: '3712', code: `3712${name.length}`, label: name },
+        })
+      ).body.id;
+    }
+    const cases: [
+      string,
+      (name: string) => string,
+      ((name: string) => object) | undefined,
+      (name: string) => number,
+    ][] = [
+      ['GET', () => own.entries, undefined, read],
+      ['GET', () => cash, undefined, read],
+      ['PATCH', () => cash, () => ({ label: 'Caisse siège' }), write(200)],
+      [
+        'POST',
+        () => own.entries,
+        (name) => ({ parent_code: '373', code: `373${name.length}`, label: name }),
+        write(201),
+      ],
+      ['DELETE', (name) => `${own.entries}${subs[name] ?? subs.admin}/`, undefined, write(204)],
+    ];
+    for (const [method, path, json, expected] of cases) {
+      for (const [name, headers] of Object.entries(callers)) {
+        const response = await app.request(method, path(name), { headers, json: json?.(name) });
+        t.is(response.status, expected(name), `${name} ${method} ${path(name)}`);
+      }
+    }
+    await assertChartsScoped(t, callers, own, foreign);
+  },
+);
 
 test('the module documents its routes, with operation ids unique among all the product routes', async (t) => {
   const schema = await get('/api/v1/accounts/schema/', {});

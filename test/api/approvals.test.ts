@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
@@ -64,6 +64,31 @@ test.serial('the default policy names the operations an auditor expects, and who
   t.like(rule('member_account.withdrawal'), { four_eyes: true, threshold: '5000000' });
 });
 
+/** The deciders refused: the maker, a role not among the approvers, a branch head, another enterprise's direction. */
+async function assertRefusedDeciders(t: ExecutionContext, requestId: string) {
+  const own = await decide(requestId, 'approve', world.users.direction!.headers);
+  t.is(own.status, 403);
+  t.is(own.body.code, 'approval_own_request');
+  const committee = await decide(requestId, 'approve', world.users.committee!.headers);
+  t.is(committee.status, 403, 'a role over the whole enterprise reads the request, but is not among its approvers');
+  t.is(committee.body.code, 'approval_role_required');
+  const branchHead = await decide(requestId, 'approve', world.users.branch_head!.headers);
+  t.is(
+    branchHead.status,
+    404,
+    'a branch head does not read a request of the whole enterprise: it is not there for them to decide',
+  );
+  const otherEnterprise = await app.request('POST', '/api/v1/enterprise/enterprises/', {
+    headers: world.users.root!.headers,
+    json: { code: 'APX', name: 'Coop APX', legal_form: 'C', country: 'CM' },
+  });
+  await createUser(knex, 'direction_apx', [
+    { role: 'direction', enterpriseId: otherEnterprise.body.id, branchId: null },
+  ]);
+  const outsider = await decide(requestId, 'approve', await bearer(app, 'direction_apx', '10.61.0.2'));
+  t.is(outsider.status, 404, 'a request of another enterprise is not there');
+}
+
 test.serial(
   'moving the business date waits for a second person: not the maker, not a wrong role, not another enterprise',
   async (t) => {
@@ -89,31 +114,7 @@ test.serial(
         t.is(tags.get(enterpriseCodeKey), 'APR', "findable in the Temporal UI by the enterprise's code");
         t.is(tags.get(businessIdKey), `APR/${requested.body.id as string}`);
 
-        const own = await decide(requested.body.id, 'approve', world.users.direction!.headers);
-        t.is(own.status, 403);
-        t.is(own.body.code, 'approval_own_request');
-        const committee = await decide(requested.body.id, 'approve', world.users.committee!.headers);
-        t.is(
-          committee.status,
-          403,
-          'a role over the whole enterprise reads the request, but is not among its approvers',
-        );
-        t.is(committee.body.code, 'approval_role_required');
-        const branchHead = await decide(requested.body.id, 'approve', world.users.branch_head!.headers);
-        t.is(
-          branchHead.status,
-          404,
-          'a branch head does not read a request of the whole enterprise: it is not there for them to decide',
-        );
-        const otherEnterprise = await app.request('POST', '/api/v1/enterprise/enterprises/', {
-          headers: world.users.root!.headers,
-          json: { code: 'APX', name: 'Coop APX', legal_form: 'C', country: 'CM' },
-        });
-        await createUser(knex, 'direction_apx', [
-          { role: 'direction', enterpriseId: otherEnterprise.body.id, branchId: null },
-        ]);
-        const outsider = await decide(requested.body.id, 'approve', await bearer(app, 'direction_apx', '10.61.0.2'));
-        t.is(outsider.status, 404, 'a request of another enterprise is not there');
+        await assertRefusedDeciders(t, requested.body.id);
         t.deepEqual(await businessDate(), before, 'refused decisions change nothing');
 
         const approved = await decide(requested.body.id, 'approve', world.users.root!.headers);

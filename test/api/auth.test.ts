@@ -238,7 +238,8 @@ test.serial(
 );
 
 test.serial(
-  '30 parallel wrong passwords for one account: 5 are checked, the others refused before any hash (the count is atomic)',
+  '30 parallel wrong passwords for one account: 5 are checked, ' +
+    'the others refused before any hash (the count is atomic)',
   async (t) => {
     await createUser(knex, 'jamal');
     const answers = await Promise.all(

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { postJournalEntry } from '../../activities/events/post-entry';
 import { Money } from '../../domain/money';
@@ -40,8 +40,42 @@ const get = (path: string, headers = accountant) =>
 const labelOf = async (code: string) =>
   await knex('company_chart_entries').where({ enterprise_id: world.enterpriseId, code }).first('label', 'parent_code');
 
+/** Refused creations: a parent outside the 560 leaves, a number taken, a formula, a cashier; nothing written. */
+async function assertCreationsRefused(t: ExecutionContext) {
+  t.like((await create({ bank_name: 'Till', account_number: 'CAISSE-01', parent_account: '5710' })).body, {
+    status: 422,
+    code: 'bank_parent_account_refused',
+    errors: [{ field: 'parent_account' }],
+  });
+  t.like(
+    (await create({ bank_name: 'EMF', account_number: 'EMF-000001', parent_account: '5609' })).body,
+    { code: 'bank_parent_account_refused' },
+    '5609 has leaves below it',
+  );
+  t.like((await create({ bank_name: 'Twin', account_number: '10003-00100-0500012345-07' })).body, {
+    status: 409,
+    code: 'bank_account_number_taken',
+    errors: [{ field: 'account_number' }],
+  });
+  t.like((await create({ bank_name: 'Formula', account_number: '=HYPERLINK(1)' })).body, {
+    status: 400,
+    errors: [{ field: 'account_number' }],
+  });
+  t.is(
+    (await create({ bank_name: 'Refused', account_number: 'REFUSED-01' }, world.users.cashier!.headers)).status,
+    403,
+    'a cashier keeps no books',
+  );
+  t.is(
+    (await knex('bank_accounts').where({ enterprise_id: world.enterpriseId })).length,
+    3,
+    'nothing written by the refusals',
+  );
+}
+
 test.serial(
-  'bank accounts open the next sub-accounts of their 560 leaf; bad parents and taken numbers are refused naming the field',
+  'bank accounts open the next sub-accounts of their 560 leaf; ' +
+    'bad parents and taken numbers are refused naming the field',
   async (t) => {
     const afriland = await create({
       bank_name: 'Afriland First Bank',
@@ -71,35 +105,7 @@ test.serial(
     });
     t.like(sahel.body, { account: '5602001', branch: world.headOffice });
 
-    t.like((await create({ bank_name: 'Till', account_number: 'CAISSE-01', parent_account: '5710' })).body, {
-      status: 422,
-      code: 'bank_parent_account_refused',
-      errors: [{ field: 'parent_account' }],
-    });
-    t.like(
-      (await create({ bank_name: 'EMF', account_number: 'EMF-000001', parent_account: '5609' })).body,
-      { code: 'bank_parent_account_refused' },
-      '5609 has leaves below it',
-    );
-    t.like((await create({ bank_name: 'Twin', account_number: '10003-00100-0500012345-07' })).body, {
-      status: 409,
-      code: 'bank_account_number_taken',
-      errors: [{ field: 'account_number' }],
-    });
-    t.like((await create({ bank_name: 'Formula', account_number: '=HYPERLINK(1)' })).body, {
-      status: 400,
-      errors: [{ field: 'account_number' }],
-    });
-    t.is(
-      (await create({ bank_name: 'Refused', account_number: 'REFUSED-01' }, world.users.cashier!.headers)).status,
-      403,
-      'a cashier keeps no books',
-    );
-    t.is(
-      (await knex('bank_accounts').where({ enterprise_id: world.enterpriseId })).length,
-      3,
-      'nothing written by the refusals',
-    );
+    await assertCreationsRefused(t);
 
     const listed = async (headers: Record<string, string>) =>
       (await get(`?enterprise=${world.enterpriseId}`, headers)).body.results.map(
@@ -119,6 +125,34 @@ test.serial(
     );
   },
 );
+
+/** 500 000 from the till to the bank, then 2 500 of fees the bank took: 497 500 at the bank, by hand. */
+async function postTillToBankWithFees() {
+  await knex.transaction(async (trx) => {
+    const post = (lines: [string, string, number][]) =>
+      postJournalEntry(trx, {
+        enterpriseId: world.enterpriseId,
+        branchId: world.headOffice,
+        entryDate: '2026-04-10',
+        description: 'test',
+        journal: 'BQ',
+        createdBy: world.rootId,
+        lines: lines.map(([account, side, amount]) => ({
+          account,
+          debit: new Money(side === 'D' ? amount : 0),
+          credit: new Money(side === 'C' ? amount : 0),
+        })),
+      });
+    await post([
+      ['5603001', 'D', 500_000],
+      ['5710', 'C', 500_000],
+    ]);
+    await post([
+      ['6065', 'D', 2_500],
+      ['5603001', 'C', 2_500],
+    ]);
+  });
+}
 
 test.serial(
   "renamed, its label follows; deactivated, it stays in the chart; its balance is its account's",
@@ -142,31 +176,7 @@ test.serial(
       'a PATCH of no field changes nothing',
     );
 
-    // 500 000 from the till to the bank, then 2 500 of fees the bank took: 497 500 at the bank, by hand.
-    await knex.transaction(async (trx) => {
-      const post = (lines: [string, string, number][]) =>
-        postJournalEntry(trx, {
-          enterpriseId: world.enterpriseId,
-          branchId: world.headOffice,
-          entryDate: '2026-04-10',
-          description: 'test',
-          journal: 'BQ',
-          createdBy: world.rootId,
-          lines: lines.map(([account, side, amount]) => ({
-            account,
-            debit: new Money(side === 'D' ? amount : 0),
-            credit: new Money(side === 'C' ? amount : 0),
-          })),
-        });
-      await post([
-        ['5603001', 'D', 500_000],
-        ['5710', 'C', 500_000],
-      ]);
-      await post([
-        ['6065', 'D', 2_500],
-        ['5603001', 'C', 2_500],
-      ]);
-    });
+    await postTillToBankWithFees();
     t.is(await accountBalance(knex, world.enterpriseId, '5603001'), '497500');
     t.like((await get(`${id}/`)).body, { balance: '497500' });
 
@@ -206,8 +216,41 @@ const decide = (requestId: string, headers: Record<string, string>) =>
     json: { reason: 'deposit slip seen' },
   });
 
+/** 300 000 from the till to SGC, sent with an Idempotency-Key; the maker cannot approve it. */
+async function depositTillToSgc(t: ExecutionContext, sgc: string) {
+  const keyed = (json: Record<string, unknown>) =>
+    app.request('POST', '/api/v1/accounting/treasury-transfers/', {
+      headers: { ...accountant, 'idempotency-key': 'versement-7' },
+      json: { enterprise: world.enterpriseId, branch: world.headOffice, transfer_date: '2026-04-15', ...json },
+    });
+  const deposit = { to_bank_account: sgc, amount: '300000', reference: 'bordereau 7' };
+  const requested = await keyed(deposit);
+  t.like(requested.body, {
+    operation: 'treasury.transfer',
+    status: 'pending',
+    approver_roles: ['branch_head', 'direction', 'admin'],
+  });
+  t.is((await keyed(deposit)).body.id, requested.body.id, 'a retry while it waits: the same request');
+  t.is(await accountBalance(knex, world.enterpriseId, '5603002'), '0', 'nothing is booked before the approval');
+  t.is((await decide(requested.body.id, accountant)).status, 403, 'the accountant decides nothing');
+  t.like((await decide(requested.body.id, world.users.branch_head!.headers)).body, { status: 'approved' });
+  const replayed = await keyed(deposit);
+  t.is(replayed.status, 201, replayed.text);
+  t.is(replayed.headers.get('idempotent-replayed'), 'true');
+  t.like(replayed.body, {
+    from_bank_account: null,
+    from_account: '5710',
+    to_bank_account: sgc,
+    to_account: '5603002',
+    amount: '300000',
+    reference: 'bordereau 7',
+  });
+  t.is((await knex('journal_entries').where({ id: replayed.body.entry }).first('journal_code')).journal_code, 'BQ');
+}
+
 test.serial(
-  'transfers: the till to a bank approved by a second person, a bank to another by the branch head; the same side twice refused',
+  'transfers: the till to a bank approved by a second person, a ' +
+    'bank to another by the branch head; the same side twice refused',
   async (t) => {
     const accounts = (await get(`?enterprise=${world.enterpriseId}&is_active=true`)).body.results as {
       id: string;
@@ -220,39 +263,7 @@ test.serial(
     await withWorker(
       knex,
       async () => {
-        // 300 000 from the till to SGC, sent with an Idempotency-Key; the maker cannot approve it.
-        const keyed = (json: Record<string, unknown>) =>
-          app.request('POST', '/api/v1/accounting/treasury-transfers/', {
-            headers: { ...accountant, 'idempotency-key': 'versement-7' },
-            json: { enterprise: world.enterpriseId, branch: world.headOffice, transfer_date: '2026-04-15', ...json },
-          });
-        const deposit = { to_bank_account: sgc, amount: '300000', reference: 'bordereau 7' };
-        const requested = await keyed(deposit);
-        t.like(requested.body, {
-          operation: 'treasury.transfer',
-          status: 'pending',
-          approver_roles: ['branch_head', 'direction', 'admin'],
-        });
-        t.is((await keyed(deposit)).body.id, requested.body.id, 'a retry while it waits: the same request');
-        t.is(await accountBalance(knex, world.enterpriseId, '5603002'), '0', 'nothing is booked before the approval');
-        t.is((await decide(requested.body.id, accountant)).status, 403, 'the accountant decides nothing');
-        t.like((await decide(requested.body.id, world.users.branch_head!.headers)).body, { status: 'approved' });
-        const replayed = await keyed(deposit);
-        t.is(replayed.status, 201, replayed.text);
-        t.is(replayed.headers.get('idempotent-replayed'), 'true');
-        t.like(replayed.body, {
-          from_bank_account: null,
-          from_account: '5710',
-          to_bank_account: sgc,
-          to_account: '5603002',
-          amount: '300000',
-          reference: 'bordereau 7',
-        });
-        t.is(
-          (await knex('journal_entries').where({ id: replayed.body.entry }).first('journal_code')).journal_code,
-          'BQ',
-        );
-
+        await depositTillToSgc(t, sgc);
         // 120 000 from SGC to Crédit du Sahel, made by the branch head: the direction approves it, not its maker.
         const between = await transfer(
           { from_bank_account: sgc, to_bank_account: sahel, amount: '120000' },
@@ -331,9 +342,97 @@ const ledgerLineOf = async (entryId: string, code: string) =>
       .where({ 'l.entry_id': entryId, 'c.code': code })
       .first(knex.raw('l.id::text AS id'))
   ).id as string;
+const matchLine = (statementLine: string, journalLine: string | null) =>
+  app.request('POST', `/api/v1/accounting/statement-lines/${statementLine}/match/`, {
+    headers: accountant,
+    json: { journal_line: journalLine },
+  });
+
+/**
+ * The fees booked by the accountant's manual entry (a bank account is no subledger account), approved by the branch
+ * head. Returns the journal entry it posted.
+ */
+async function bookFeesByManualEntry(t: ExecutionContext): Promise<string> {
+  return await withWorker(
+    knex,
+    async () => {
+      const created = await app.request('POST', '/api/v1/accounting/manual-entries/', {
+        headers: accountant,
+        json: {
+          enterprise: world.enterpriseId,
+          entry_date: '2026-04-30',
+          reference: 'RELEVE-04',
+          label: 'Frais de tenue de compte avril',
+          lines: [
+            { account: '6065', branch: world.headOffice, debit: '3500' },
+            { account: '5603002', branch: world.headOffice, credit: '3500' },
+          ],
+        },
+      });
+      t.is(created.status, 201, created.text);
+      const submitted = await app.request('POST', `/api/v1/accounting/manual-entries/${created.body.id}/submission/`, {
+        headers: accountant,
+      });
+      t.like((await decide(submitted.body.id, world.users.branch_head!.headers)).body, { status: 'approved' });
+      return (
+        await app.request('GET', `/api/v1/accounting/manual-entries/${created.body.id}/`, { headers: accountant })
+      ).body.journal_entries[0].id as string;
+    },
+    taskQueue,
+  );
+}
+
+/** The état de rapprochement of SGC, by hand, once its statement lines but the agios are matched. */
+async function assertReconciliation(t: ExecutionContext, sgc: string, agios: string) {
+  // A deposit of 50 000 booked on 29 April the bank has not shown yet.
+  await postEntry('2026-04-29', 'Versement 9', [
+    ['5603002', 50_000],
+    ['5710', -50_000],
+  ]);
+  const report = async (date: string, format = 'json') =>
+    app.request('GET', `/api/v1/accounting/bank-accounts/${sgc}/reconciliation/?date=${date}&format=${format}`, {
+      headers: accountant,
+    });
+  // 30 April: books 300 000 − 120 000 − 3 500 + 50 000 = 226 500; bank 175 500 (the last line's balance);
+  // 226 500 − 50 000 (not on the statement) − 1 000 (the agios, not in the books) = 175 500.
+  const april = (await report('2026-04-30')).body;
+  t.like(april, {
+    book_balance: '226500',
+    bank_balance: '175500',
+    reconciled_balance: '175500',
+    difference: '0',
+    reconciled: true,
+    account: '5603002',
+  });
+  t.deepEqual(
+    april.unmatched_ledger_lines.map((line: { amount: string; date: string }) => [line.date, line.amount]),
+    [['2026-04-29', '50000']],
+  );
+  t.deepEqual(
+    april.unmatched_statement_lines.map((line: { statement_line: string; amount: string }) => [
+      line.statement_line,
+      line.amount,
+    ]),
+    [[agios, '-1000']],
+  );
+  // 16 April: books 180 000; bank 300 000 (the deposit's line); the 120 000 sent reaches the statement on the 17th.
+  t.like((await report('2026-04-16')).body, {
+    book_balance: '180000',
+    bank_balance: '300000',
+    reconciled: true,
+    unmatched_ledger_lines: [{ amount: '-120000' }],
+    unmatched_statement_lines: [],
+  });
+  const csvReport = await report('2026-04-30', 'csv');
+  t.is(csvReport.status, 200);
+  t.true(csvReport.text.includes("'=SUM(A1) agios"), 'a formula is written as text in the download');
+  t.true(csvReport.text.includes('175500'));
+  t.is((await report('2026-04-30', 'xlsx')).status, 200);
+}
 
 test.serial(
-  'a statement: one line matches by itself, one by hand, the fees once booked by a manual entry; the reconciliation by hand',
+  'a statement: one line matches by itself, one by hand, the fees ' +
+    'once booked by a manual entry; the reconciliation by hand',
   async (t) => {
     const sgc = (await get(`?enterprise=${world.enterpriseId}&is_active=true`)).body.results.find(
       (row: { account: string }) => row.account === '5603002',
@@ -371,72 +470,15 @@ test.serial(
       .entry_id as string;
     const sentLine = await ledgerLineOf(sentEntry, '5603002');
     t.like(
-      (
-        await app.request('POST', `/api/v1/accounting/statement-lines/${sent!.id}/match/`, {
-          headers: accountant,
-          json: { journal_line: deposit!.journal_line },
-        })
-      ).body,
+      (await matchLine(sent!.id, deposit!.journal_line)).body,
       { status: 422, code: 'bank_statement_match_refused', errors: [{ field: 'journal_line' }] },
       'not the same amount',
     );
-    t.is(
-      (
-        await app.request('POST', `/api/v1/accounting/statement-lines/${sent!.id}/match/`, {
-          headers: accountant,
-          json: { journal_line: sentLine },
-        })
-      ).status,
-      200,
-    );
-    // The fees booked by the accountant's manual entry (a bank account is no subledger account), approved by the branch
-    // head.
-    const feesEntry = await withWorker(
-      knex,
-      async () => {
-        const created = await app.request('POST', '/api/v1/accounting/manual-entries/', {
-          headers: accountant,
-          json: {
-            enterprise: world.enterpriseId,
-            entry_date: '2026-04-30',
-            reference: 'RELEVE-04',
-            label: 'Frais de tenue de compte avril',
-            lines: [
-              { account: '6065', branch: world.headOffice, debit: '3500' },
-              { account: '5603002', branch: world.headOffice, credit: '3500' },
-            ],
-          },
-        });
-        t.is(created.status, 201, created.text);
-        const submitted = await app.request(
-          'POST',
-          `/api/v1/accounting/manual-entries/${created.body.id}/submission/`,
-          { headers: accountant },
-        );
-        t.like((await decide(submitted.body.id, world.users.branch_head!.headers)).body, { status: 'approved' });
-        return (
-          await app.request('GET', `/api/v1/accounting/manual-entries/${created.body.id}/`, { headers: accountant })
-        ).body.journal_entries[0].id as string;
-      },
-      taskQueue,
-    );
-    const feesLine = await ledgerLineOf(feesEntry, '5603002');
-    t.is(
-      (
-        await app.request('POST', `/api/v1/accounting/statement-lines/${fees!.id}/match/`, {
-          headers: accountant,
-          json: { journal_line: feesLine },
-        })
-      ).status,
-      200,
-    );
+    t.is((await matchLine(sent!.id, sentLine)).status, 200);
+    const feesLine = await ledgerLineOf(await bookFeesByManualEntry(t), '5603002');
+    t.is((await matchLine(fees!.id, feesLine)).status, 200);
     t.like(
-      (
-        await app.request('POST', `/api/v1/accounting/statement-lines/${agios!.id}/match/`, {
-          headers: accountant,
-          json: { journal_line: feesLine },
-        })
-      ).body,
+      (await matchLine(agios!.id, feesLine)).body,
       { status: 422, code: 'bank_statement_match_refused' },
       'the fees line is of another amount',
     );
@@ -445,16 +487,7 @@ test.serial(
         .status,
       200,
     );
-    t.is(
-      (
-        await app.request('POST', `/api/v1/accounting/statement-lines/${fees!.id}/match/`, {
-          headers: accountant,
-          json: { journal_line: feesLine },
-        })
-      ).status,
-      200,
-      'matched again',
-    );
+    t.is((await matchLine(fees!.id, feesLine)).status, 200, 'matched again');
     const matches = await knex('bank_statement_lines')
       .whereIn('id', [deposit!.id, sent!.id, fees!.id, agios!.id])
       .orderBy('position')
@@ -465,51 +498,7 @@ test.serial(
       'bank_statement_line.unmatch',
       'bank_statement_line.match',
     ]);
-
-    // The état de rapprochement, by hand. A deposit of 50 000 booked on 29 April the bank has not shown yet.
-    await postEntry('2026-04-29', 'Versement 9', [
-      ['5603002', 50_000],
-      ['5710', -50_000],
-    ]);
-    const report = async (date: string, format = 'json') =>
-      app.request('GET', `/api/v1/accounting/bank-accounts/${sgc}/reconciliation/?date=${date}&format=${format}`, {
-        headers: accountant,
-      });
-    // 30 April: books 300 000 − 120 000 − 3 500 + 50 000 = 226 500; bank 175 500 (the last line's balance);
-    // 226 500 − 50 000 (not on the statement) − 1 000 (the agios, not in the books) = 175 500.
-    const april = (await report('2026-04-30')).body;
-    t.like(april, {
-      book_balance: '226500',
-      bank_balance: '175500',
-      reconciled_balance: '175500',
-      difference: '0',
-      reconciled: true,
-      account: '5603002',
-    });
-    t.deepEqual(
-      april.unmatched_ledger_lines.map((line: { amount: string; date: string }) => [line.date, line.amount]),
-      [['2026-04-29', '50000']],
-    );
-    t.deepEqual(
-      april.unmatched_statement_lines.map((line: { statement_line: string; amount: string }) => [
-        line.statement_line,
-        line.amount,
-      ]),
-      [[agios!.id, '-1000']],
-    );
-    // 16 April: books 180 000; bank 300 000 (the deposit's line); the 120 000 sent reaches the statement on the 17th.
-    t.like((await report('2026-04-16')).body, {
-      book_balance: '180000',
-      bank_balance: '300000',
-      reconciled: true,
-      unmatched_ledger_lines: [{ amount: '-120000' }],
-      unmatched_statement_lines: [],
-    });
-    const csvReport = await report('2026-04-30', 'csv');
-    t.is(csvReport.status, 200);
-    t.true(csvReport.text.includes("'=SUM(A1) agios"), 'a formula is written as text in the download');
-    t.true(csvReport.text.includes('175500'));
-    t.is((await report('2026-04-30', 'xlsx')).status, 200);
+    await assertReconciliation(t, sgc, agios!.id);
   },
 );
 
@@ -543,7 +532,8 @@ test.serial('hostile statement files are refused whole, naming the row and colum
 });
 
 test.serial(
-  "a transfer with another branch's bank account or a deactivated one is refused at the request, naming the field, before any approval",
+  "a transfer with another branch's bank account or a deactivated one " +
+    'is refused at the request, naming the field, before any approval',
   async (t) => {
     const elsewhere = await create({
       bank_name: "Banque de l'agence",

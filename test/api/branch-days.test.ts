@@ -73,7 +73,8 @@ test.serial(
 );
 
 test.serial(
-  "a date other than the business date is refused naming date; a cashier may not close, another branch's head does not see the branch",
+  'a date other than the business date is refused naming date; ' +
+    "a cashier may not close, another branch's head does not see the branch",
   async (t) => {
     const other = await close('other_head', { branch: world.otherBranch, date: '2026-03-09' });
     t.is(other.status, 422, other.text);

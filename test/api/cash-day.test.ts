@@ -97,7 +97,8 @@ async function settle(json: Record<string, unknown>): Promise<Record<string, unk
 }
 
 test.serial(
-  'two cashiers, one vault: approvisionnement, twenty operations, a shortage and an excess settled, the vault counted; the branches close and the end of day moves the date',
+  'two cashiers, one vault: approvisionnement, twenty operations, a shortage and an excess ' +
+    'settled, the vault counted; the branches close and the end of day moves the date',
   async (t) => {
     await withWorker(knex, async () => closeTheDay(t, await cashierDay(t)), taskQueue);
   },
@@ -105,6 +106,30 @@ test.serial(
 
 async function cashierDay(t: ExecutionContext): Promise<string> {
   const vault0 = await balance('5710');
+  const sessions = await openSuppliedTills(t);
+  const { expected, net } = await twentyOperations(t);
+  const { counted, closed, today } = await closeTills(t, sessions, expected);
+  await settleTillDifferences(t, closed, sessions, today);
+  const vaultBooks = await countTheVault(t, vault0, today);
+
+  // The test's own count: every till, the vault, and 571 as a whole; nothing left in transit or in the error accounts.
+  t.deepEqual(
+    { g1: await balance('5712001'), g2: await balance('5712002'), vault: await balance('5710') },
+    { g1: counted.cashier, g2: counted.teller, vault: vaultBooks - 2000 },
+  );
+  t.is(await balance('571', true), vault0 + net - 1000 + 500 + 1000 - 2000);
+  t.deepEqual(
+    [await balance('459'), await balance('4631'), await balance('4632'), await balance('7786'), await balance('6798')],
+    [0, 0, 0, -500, 2000],
+  );
+  return today;
+}
+
+/** The approvisionnement: 200 000 to G1, 100 000 to G2, each counted in by its cashier. */
+const supplied: Record<string, number> = { cashier: 200000, teller: 100000 };
+
+/** Opens the two tills and their sessions, then supplies them from the vault. Returns each cashier's session. */
+async function openSuppliedTills(t: ExecutionContext): Promise<Record<string, string>> {
   const tills: Record<string, string> = {};
   for (const [code, cashier] of [
     ['G1', 'cashier'],
@@ -124,8 +149,6 @@ async function cashierDay(t: ExecutionContext): Promise<string> {
   for (const cashier of ['cashier', 'teller'])
     sessions[cashier] = (await post(cashier, '/api/v1/cash/till-sessions/', { count: {} })).body.id;
 
-  // The approvisionnement: 200 000 to G1, 100 000 to G2, each counted in by its cashier.
-  const supplied: Record<string, number> = { cashier: 200000, teller: 100000 };
   for (const cashier of ['cashier', 'teller']) {
     const asked = await post('branch_head', '/api/v1/cash/till-transfers/', {
       till: tills[cashier],
@@ -142,8 +165,11 @@ async function cashierDay(t: ExecutionContext): Promise<string> {
       200,
     );
   }
+  return sessions;
+}
 
-  // Twenty operations, ten at each till: deposits and withdrawals on the two members' accounts.
+/** Twenty operations, ten at each till: deposits and withdrawals on the two members' accounts. */
+async function twentyOperations(t: ExecutionContext) {
   const expected = { ...supplied };
   let net = 0;
   for (let index = 0; index < 20; index += 1) {
@@ -164,8 +190,11 @@ async function cashierDay(t: ExecutionContext): Promise<string> {
     expected,
     "each operation in its cashier's till",
   );
+  return { expected, net };
+}
 
-  // The close: G1 counts 1 000 less than its books, G2 500 more.
+/** The close: G1 counts 1 000 less than its books, G2 500 more. */
+async function closeTills(t: ExecutionContext, sessions: Record<string, string>, expected: Record<string, number>) {
   const counted = { cashier: expected.cashier! - 1000, teller: expected.teller! + 500 };
   const closed = {} as Record<'cashier' | 'teller', Record<string, unknown>>;
   for (const cashier of ['cashier', 'teller'] as const)
@@ -188,7 +217,16 @@ async function cashierDay(t: ExecutionContext): Promise<string> {
     [sessions.cashier!, sessions.teller!].sort(),
     'closed, not settled',
   );
+  return { counted, closed, today };
+}
 
+/** The shortage recovered from the cashier, the excess written off, each once and by the branch head only. */
+async function settleTillDifferences(
+  t: ExecutionContext,
+  closed: Record<'cashier' | 'teller', Record<string, unknown>>,
+  sessions: Record<string, string>,
+  today: string,
+) {
   t.like(
     (
       await post('branch_head', '/api/v1/cash/difference-settlements/', {
@@ -234,9 +272,13 @@ async function cashierDay(t: ExecutionContext): Promise<string> {
     ).body,
     { status: 409, code: 'cash_difference_settled' },
   );
+}
 
-  // The vault: its books are the start, less the approvisionnements, plus the 1 000 handed in by the cashier. Counted 2
-  // 000 short.
+/**
+ * The vault: its books are the start, less the approvisionnements, plus the 1 000 handed in by the cashier. Counted
+ * 2 000 short. Returns its books before the count.
+ */
+async function countTheVault(t: ExecutionContext, vault0: number, today: string): Promise<number> {
   const vaultBooks = vault0 - 300000 + 1000;
   t.is(await balance('5710'), vaultBooks);
   t.false(await vaultCounted(knex, world.headOffice, today));
@@ -268,18 +310,7 @@ async function cashierDay(t: ExecutionContext): Promise<string> {
     account: '6798',
     amount: '2000',
   });
-
-  // The test's own count: every till, the vault, and 571 as a whole; nothing left in transit or in the error accounts.
-  t.deepEqual(
-    { g1: await balance('5712001'), g2: await balance('5712002'), vault: await balance('5710') },
-    { g1: counted.cashier, g2: counted.teller, vault: vaultBooks - 2000 },
-  );
-  t.is(await balance('571', true), vault0 + net - 1000 + 500 + 1000 - 2000);
-  t.deepEqual(
-    [await balance('459'), await balance('4631'), await balance('4632'), await balance('7786'), await balance('6798')],
-    [0, 0, 0, -500, 2000],
-  );
-  return today;
+  return vaultBooks;
 }
 
 /**

@@ -94,106 +94,119 @@ const act = (headers: Record<string, string>, id: string, action: string, json: 
 const fields = (response: TestResponse) =>
   [...new Set<string>(response.body.errors.map((error: { field: string }) => error.field))].sort();
 const ids = (response: TestResponse) => response.body.results.map((row: { id: string }) => row.id).sort();
-const audits = (entityId: string) => knex('audit_events').where({ entity_id: entityId }).orderBy('id'); // a bigserial: the order of writing
+// The id is a bigserial: the order of writing.
+const audits = (entityId: string) => knex('audit_events').where({ entity_id: entityId }).orderBy('id');
 
-test('a cashier registers members in their branch: numbered per branch from 1, dated with the business date, audited', async (t) => {
-  const coop = await newCoop('M1');
-  const moved = await app.request('PATCH', `/api/v1/enterprise/enterprises/${coop.id}/configuration/`, {
-    headers: root,
-    json: { business_date: '2026-11-25' },
-  });
-  await approveRequest(knex, moved, await secondAdmin(knex, { enterpriseId: coop.id }), now);
-  const cashier = await user(at('cashier', coop.id, coop.a));
-  const jeanne = await create(
-    cashier.headers,
-    person(coop, {
-      email: ' Jeanne@Example.CM ',
-      phone: '+237 699 00 00 01',
-      id_document_number: 'ab 12 34',
+test(
+  'a cashier registers members in their branch: numbered ' + 'per branch from 1, dated with the business date, audited',
+  async (t) => {
+    const coop = await newCoop('M1');
+    const moved = await app.request('PATCH', `/api/v1/enterprise/enterprises/${coop.id}/configuration/`, {
+      headers: root,
+      json: { business_date: '2026-11-25' },
+    });
+    await approveRequest(knex, moved, await secondAdmin(knex, { enterpriseId: coop.id }), now);
+    const cashier = await user(at('cashier', coop.id, coop.a));
+    const jeanne = await create(
+      cashier.headers,
+      person(coop, {
+        email: ' Jeanne@Example.CM ',
+        phone: '+237 699 00 00 01',
+        id_document_number: 'ab 12 34',
+        gender: 'female',
+      }),
+    );
+    t.is(jeanne.status, 201, jeanne.text);
+    t.like(jeanne.body, {
+      enterprise: coop.id,
+      branch: coop.a,
+      member_number: 'M1A-000001',
+      kind: 'natural_person',
+      first_name: 'Jeanne',
+      legal_name: '',
+      id_document_number: 'AB1234',
+      email: 'jeanne@example.cm',
       gender: 'female',
-    }),
-  );
-  t.is(jeanne.status, 201, jeanne.text);
-  t.like(jeanne.body, {
-    enterprise: coop.id,
-    branch: coop.a,
-    member_number: 'M1A-000001',
-    kind: 'natural_person',
-    first_name: 'Jeanne',
-    legal_name: '',
-    id_document_number: 'AB1234',
-    email: 'jeanne@example.cm',
-    gender: 'female',
-    nationality: 'CM',
-    membership_date: '2026-11-25',
-    status: 'active',
-    status_reason: '',
-    risk_level: 'low',
-    politically_exposed: false,
-    created_by: cashier.id,
-  });
-  const gic = await create(cashier.headers, company(coop, { membership_date: '2019-03-01', risk_level: 'medium' }));
-  t.like(gic.body, {
-    member_number: 'M1A-000002',
-    kind: 'legal_entity',
-    first_name: '',
-    birth_date: null,
-    membership_date: '2019-03-01',
-    risk_level: 'medium',
-  });
-  const direction = await user(at('direction', coop.id));
-  t.is(
-    (await create(direction.headers, person(coop, { branch: coop.b }))).body.member_number,
-    'M1B-000001',
-    'each branch counts from 1',
-  );
-  t.deepEqual((await app.request('GET', `${path}${jeanne.body.id}/`, { headers: cashier.headers })).body, jeanne.body);
-  const [audit] = await audits(jeanne.body.id);
-  t.like(audit, {
-    action: 'client_profile.create',
-    actor_id: cashier.id,
-    enterprise_id: coop.id,
-    details: { memberNumber: 'M1A-000001', branchId: coop.a },
-  });
-});
+      nationality: 'CM',
+      membership_date: '2026-11-25',
+      status: 'active',
+      status_reason: '',
+      risk_level: 'low',
+      politically_exposed: false,
+      created_by: cashier.id,
+    });
+    const gic = await create(cashier.headers, company(coop, { membership_date: '2019-03-01', risk_level: 'medium' }));
+    t.like(gic.body, {
+      member_number: 'M1A-000002',
+      kind: 'legal_entity',
+      first_name: '',
+      birth_date: null,
+      membership_date: '2019-03-01',
+      risk_level: 'medium',
+    });
+    const direction = await user(at('direction', coop.id));
+    t.is(
+      (await create(direction.headers, person(coop, { branch: coop.b }))).body.member_number,
+      'M1B-000001',
+      'each branch counts from 1',
+    );
+    t.deepEqual(
+      (await app.request('GET', `${path}${jeanne.body.id}/`, { headers: cashier.headers })).body,
+      jeanne.body,
+    );
+    const [audit] = await audits(jeanne.body.id);
+    t.like(audit, {
+      action: 'client_profile.create',
+      actor_id: cashier.id,
+      enterprise_id: coop.id,
+      details: { memberNumber: 'M1A-000001', branchId: coop.a },
+    });
+  },
+);
 
-test('member numbers are gap-free: a refused registration takes none, 10 concurrent ones in a branch get 1 to 10', async (t) => {
-  const coop = await newCoop('M2');
-  t.is(
-    (await create(root, person(coop, { branch: coop.b, id_document_number: 'DUP1' }))).body.member_number,
-    'M2B-000001',
-  );
-  const duplicate = await create(root, person(coop, { branch: coop.b, id_document_number: 'dup 1' }));
-  t.is(duplicate.body.code, 'member_already_registered', 'refused by the insert, after the number was taken');
-  t.is((await create(root, person(coop, { branch: coop.b }))).body.member_number, 'M2B-000002');
+test(
+  'member numbers are gap-free: a refused registration ' + 'takes none, 10 concurrent ones in a branch get 1 to 10',
+  async (t) => {
+    const coop = await newCoop('M2');
+    t.is(
+      (await create(root, person(coop, { branch: coop.b, id_document_number: 'DUP1' }))).body.member_number,
+      'M2B-000001',
+    );
+    const duplicate = await create(root, person(coop, { branch: coop.b, id_document_number: 'dup 1' }));
+    t.is(duplicate.body.code, 'member_already_registered', 'refused by the insert, after the number was taken');
+    t.is((await create(root, person(coop, { branch: coop.b }))).body.member_number, 'M2B-000002');
 
-  const created = await Promise.all(Array.from({ length: 10 }, () => create(root, person(coop))));
-  t.deepEqual(
-    created.map((response) => response.status),
-    Array(10).fill(201),
-  );
-  const expected = Array.from({ length: 10 }, (_, index) => `M2A-${String(index + 1).padStart(6, '0')}`);
-  t.deepEqual(created.map((response) => response.body.member_number).sort(), expected);
+    const created = await Promise.all(Array.from({ length: 10 }, () => create(root, person(coop))));
+    t.deepEqual(
+      created.map((response) => response.status),
+      Array(10).fill(201),
+    );
+    const expected = Array.from({ length: 10 }, (_, index) => `M2A-${String(index + 1).padStart(6, '0')}`);
+    t.deepEqual(created.map((response) => response.body.member_number).sort(), expected);
+  },
+);
+
+/** A member whose every field is wrong, each in its own way. */
+const malformedMember = (coop: Coop) => ({
+  enterprise: coop.id,
+  branch: coop.a,
+  kind: 'robot',
+  first_name: 'x'.repeat(101),
+  id_document_type: 'library_card',
+  id_document_number: 'é',
+  birth_date: '2001-02-30',
+  gender: 'x',
+  nationality: 'Cameroon',
+  phone: '06-99',
+  email: 'nope',
+  risk_level: 'extreme',
+  membership_date: '26/11/2026',
+  politically_exposed: 'sometimes',
 });
 
 test('bad input is a 400 naming each field, whatever the layer that finds it; nothing is written', async (t) => {
   const coop = await newCoop('M3');
-  const malformed = await create(root, {
-    enterprise: coop.id,
-    branch: coop.a,
-    kind: 'robot',
-    first_name: 'x'.repeat(101),
-    id_document_type: 'library_card',
-    id_document_number: 'é',
-    birth_date: '2001-02-30',
-    gender: 'x',
-    nationality: 'Cameroon',
-    phone: '06-99',
-    email: 'nope',
-    risk_level: 'extreme',
-    membership_date: '26/11/2026',
-    politically_exposed: 'sometimes',
-  });
+  const malformed = await create(root, malformedMember(coop));
   t.is(malformed.status, 400);
   t.deepEqual(fields(malformed), [
     'birth_date',
@@ -284,60 +297,67 @@ test('409s: one identity document is one member of an enterprise; closed branche
   t.is(first.body.member_number, 'M4A-000001');
 });
 
-test('updates: audited corrections, fixed identity of the member, moves between branches of the enterprise', async (t) => {
-  const coop = await newCoop('M5');
-  const other = await newCoop('O5');
-  const cashier = await user(at('cashier', coop.id, coop.a));
-  const direction = await user(at('direction', coop.id));
-  const member = (await create(cashier.headers, person(coop))).body;
-  const corrected = await patch(cashier.headers, member.id, {
-    phone: '+237 677 11 22 33',
-    city: 'Douala',
-    occupation: 'Commerçante',
-  });
-  t.like(corrected.body, {
-    phone: '+237 677 11 22 33',
-    city: 'Douala',
-    occupation: 'Commerçante',
-    member_number: 'M5A-000001',
-  });
-  t.like((await audits(member.id))[1], {
-    action: 'client_profile.update',
-    actor_id: cashier.id,
-    details: { city: 'Douala' },
-  });
-  t.deepEqual((await patch(cashier.headers, member.id, {})).body, corrected.body);
-  t.is((await audits(member.id)).length, 2, 'an empty PATCH writes nothing');
+test(
+  'updates: audited corrections, fixed identity of the ' + 'member, moves between branches of the enterprise',
+  async (t) => {
+    const coop = await newCoop('M5');
+    const other = await newCoop('O5');
+    const cashier = await user(at('cashier', coop.id, coop.a));
+    const direction = await user(at('direction', coop.id));
+    const member = (await create(cashier.headers, person(coop))).body;
+    const corrected = await patch(cashier.headers, member.id, {
+      phone: '+237 677 11 22 33',
+      city: 'Douala',
+      occupation: 'Commerçante',
+    });
+    t.like(corrected.body, {
+      phone: '+237 677 11 22 33',
+      city: 'Douala',
+      occupation: 'Commerçante',
+      member_number: 'M5A-000001',
+    });
+    t.like((await audits(member.id))[1], {
+      action: 'client_profile.update',
+      actor_id: cashier.id,
+      details: { city: 'Douala' },
+    });
+    t.deepEqual((await patch(cashier.headers, member.id, {})).body, corrected.body);
+    t.is((await audits(member.id)).length, 2, 'an empty PATCH writes nothing');
 
-  t.deepEqual(
-    fields(await patch(root, member.id, { kind: 'legal_entity', member_number: 'X-1', enterprise: other.id })),
-    ['enterprise', 'kind', 'member_number'],
-  );
-  t.deepEqual(fields(await patch(root, member.id, { legal_name: 'Mballa SARL', birth_date: null })), [
-    'birth_date',
-    'legal_name',
-  ]);
-  t.deepEqual(
-    fields(await patch(root, member.id, { birth_date: '2012-01-01' })),
-    ['birth_date'],
-    'still 16 when joining',
-  );
+    t.deepEqual(
+      fields(await patch(root, member.id, { kind: 'legal_entity', member_number: 'X-1', enterprise: other.id })),
+      ['enterprise', 'kind', 'member_number'],
+    );
+    t.deepEqual(fields(await patch(root, member.id, { legal_name: 'Mballa SARL', birth_date: null })), [
+      'birth_date',
+      'legal_name',
+    ]);
+    t.deepEqual(
+      fields(await patch(root, member.id, { birth_date: '2012-01-01' })),
+      ['birth_date'],
+      'still 16 when joining',
+    );
 
-  t.is((await patch(cashier.headers, member.id, { branch: coop.b })).status, 404, 'a cashier of A cannot see branch B');
-  t.is((await patch(direction.headers, member.id, { branch: coop.closed })).body.code, 'branch_closed');
-  t.is((await patch(root, member.id, { branch: other.a })).status, 404, "another enterprise's branch");
-  const moved = await patch(direction.headers, member.id, { branch: coop.b });
-  t.like(moved.body, { branch: coop.b, member_number: 'M5A-000001', enterprise: coop.id });
-  t.like((await audits(member.id)).at(-1), {
-    action: 'client_profile.update',
-    details: { branchId: coop.b, previousBranchId: coop.a },
-  });
-  t.is(
-    (await app.request('GET', `${path}${member.id}/`, { headers: cashier.headers })).status,
-    404,
-    'gone from the cashier of A',
-  );
-});
+    t.is(
+      (await patch(cashier.headers, member.id, { branch: coop.b })).status,
+      404,
+      'a cashier of A cannot see branch B',
+    );
+    t.is((await patch(direction.headers, member.id, { branch: coop.closed })).body.code, 'branch_closed');
+    t.is((await patch(root, member.id, { branch: other.a })).status, 404, "another enterprise's branch");
+    const moved = await patch(direction.headers, member.id, { branch: coop.b });
+    t.like(moved.body, { branch: coop.b, member_number: 'M5A-000001', enterprise: coop.id });
+    t.like((await audits(member.id)).at(-1), {
+      action: 'client_profile.update',
+      details: { branchId: coop.b, previousBranchId: coop.a },
+    });
+    t.is(
+      (await app.request('GET', `${path}${member.id}/`, { headers: cashier.headers })).status,
+      404,
+      'gone from the cashier of A',
+    );
+  },
+);
 
 test('status: suspend with a reason, reactivate, leave for good; any other transition is a 409', async (t) => {
   const coop = await newCoop('M6');

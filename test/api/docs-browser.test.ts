@@ -49,7 +49,8 @@ function chromiumPath(): string {
   const found = process.env.CHROMIUM_PATH || onPath;
   if (!found)
     throw new Error(
-      'the docs browser test needs Chromium: `apt-get install chromium`, or set CHROMIUM_PATH to a Chromium or Chrome binary',
+      'the docs browser test needs Chromium: `apt-get install chromium`, ' +
+        'or set CHROMIUM_PATH to a Chromium or Chrome binary',
     );
   return found;
 }

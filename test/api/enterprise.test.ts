@@ -29,42 +29,45 @@ async function newEnterprise(code: string): Promise<{ id: string; headOffice: st
   return { id: created.body.id, headOffice };
 }
 
-test('creating an enterprise leaves it ready: head office, open year of the current year, configuration, profile', async (t) => {
-  const created = await app.request('POST', '/api/v1/enterprise/enterprises/', {
-    headers: root,
-    json: {
-      code: 'MUFFA',
-      name: 'Mutuelle de Bafoussam',
-      legal_form: 'Coopérative avec CA',
-      country: 'CM',
-      head_office: { code: 'BAF', name: 'Siège Bafoussam' },
-    },
-  });
-  t.is(created.status, 201);
-  const id = created.body.id;
-  const branches = await app.request('GET', `/api/v1/enterprise/enterprises/${id}/branches/`, { headers: root });
-  t.is(branches.body.count, 1);
-  t.like(branches.body.results[0], { code: 'BAF', is_head_office: true, enterprise: id });
-  const years = await app.request('GET', `/api/v1/enterprise/exercices/?enterprise=${id}`, { headers: root });
-  t.like(years.body.results[0], { code: '2026', start_date: '2026-01-01', end_date: '2026-12-31', status: 'open' });
-  const configuration = await app.request('GET', `/api/v1/enterprise/enterprises/${id}/configuration/`, {
-    headers: root,
-  });
-  t.like(configuration.body, {
-    time_zone: 'Africa/Douala',
-    currency: 'XAF',
-    business_date: '2026-11-22',
-    business_date_is_set: false,
-    share_withdrawal_notice_days: 90,
-    credit_cap_mode: 'enforce',
-  });
-  t.deepEqual(
-    configuration.body.provisioning_ladder.map((step: { rate: string }) => step.rate),
-    ['0', '0.25', '0.5', '0.75', '1'],
-  );
-  t.is((await knex('cooperative_profiles').where({ enterprise_id: id })).length, 1);
-  t.is((await knex('audit_events').where({ action: 'enterprise.create', entity_id: id })).length, 1);
-});
+test(
+  'creating an enterprise leaves it ready: head office, ' + 'open year of the current year, configuration, profile',
+  async (t) => {
+    const created = await app.request('POST', '/api/v1/enterprise/enterprises/', {
+      headers: root,
+      json: {
+        code: 'MUFFA',
+        name: 'Mutuelle de Bafoussam',
+        legal_form: 'Coopérative avec CA',
+        country: 'CM',
+        head_office: { code: 'BAF', name: 'Siège Bafoussam' },
+      },
+    });
+    t.is(created.status, 201);
+    const id = created.body.id;
+    const branches = await app.request('GET', `/api/v1/enterprise/enterprises/${id}/branches/`, { headers: root });
+    t.is(branches.body.count, 1);
+    t.like(branches.body.results[0], { code: 'BAF', is_head_office: true, enterprise: id });
+    const years = await app.request('GET', `/api/v1/enterprise/exercices/?enterprise=${id}`, { headers: root });
+    t.like(years.body.results[0], { code: '2026', start_date: '2026-01-01', end_date: '2026-12-31', status: 'open' });
+    const configuration = await app.request('GET', `/api/v1/enterprise/enterprises/${id}/configuration/`, {
+      headers: root,
+    });
+    t.like(configuration.body, {
+      time_zone: 'Africa/Douala',
+      currency: 'XAF',
+      business_date: '2026-11-22',
+      business_date_is_set: false,
+      share_withdrawal_notice_days: 90,
+      credit_cap_mode: 'enforce',
+    });
+    t.deepEqual(
+      configuration.body.provisioning_ladder.map((step: { rate: string }) => step.rate),
+      ['0', '0.25', '0.5', '0.75', '1'],
+    );
+    t.is((await knex('cooperative_profiles').where({ enterprise_id: id })).length, 1);
+    t.is((await knex('audit_events').where({ action: 'enterprise.create', entity_id: id })).length, 1);
+  },
+);
 
 test('enterprise codes are unique; bad fields are named; nothing is written on refusal', async (t) => {
   await newEnterprise('DUP');
@@ -125,56 +128,60 @@ test('branches: code unique per enterprise, one head office that can move but no
   t.is(nestedWrong.status, 404, 'a branch asked for under another enterprise does not exist there');
 });
 
-test('accounting years: no overlap, one open at a time (and its successor while it closes), closing through its workflow', async (t) => {
-  const enterprise = await newEnterprise('EX1');
-  const create = (json: object) =>
-    app.request('POST', '/api/v1/enterprise/exercices/', {
-      headers: root,
-      json: { enterprise: enterprise.id, ...json },
-    });
-  const close = (id: string) =>
-    app.request('POST', `/api/v1/enterprise/exercices/${id}/close/`, { headers: root, json: {} });
-  const overlapping = await create({ code: '2026B', start_date: '2026-06-01', end_date: '2027-05-31' });
-  t.is(overlapping.body.code, 'exercice_already_open');
-  const [current] = await knex('exercices_comptables').where({ enterprise_id: enterprise.id }).pluck('id');
-  t.is((await close(current)).body.code, 'next_exercice_not_open');
-  t.is((await create({ code: '2027', start_date: '2027-01-01', end_date: '2026-12-31' })).status, 400);
-  t.is(
-    (await create({ code: '2027', start_date: '2027-02-30', end_date: '2027-12-31' })).body.errors[0].field,
-    'start_date',
-  );
-  const next = await create({ code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' });
-  t.is(next.status, 201, 'the year after the open one may open: it receives its opening balances');
-  t.is(
-    (await create({ code: '2028', start_date: '2028-01-01', end_date: '2028-12-31' })).body.code,
-    'exercice_already_open',
-  );
-  t.is((await close(next.body.id)).body.code, 'previous_exercice_open');
+test(
+  'accounting years: no overlap, one open at a time (and its ' +
+    'successor while it closes), closing through its workflow',
+  async (t) => {
+    const enterprise = await newEnterprise('EX1');
+    const create = (json: object) =>
+      app.request('POST', '/api/v1/enterprise/exercices/', {
+        headers: root,
+        json: { enterprise: enterprise.id, ...json },
+      });
+    const close = (id: string) =>
+      app.request('POST', `/api/v1/enterprise/exercices/${id}/close/`, { headers: root, json: {} });
+    const overlapping = await create({ code: '2026B', start_date: '2026-06-01', end_date: '2027-05-31' });
+    t.is(overlapping.body.code, 'exercice_already_open');
+    const [current] = await knex('exercices_comptables').where({ enterprise_id: enterprise.id }).pluck('id');
+    t.is((await close(current)).body.code, 'next_exercice_not_open');
+    t.is((await create({ code: '2027', start_date: '2027-01-01', end_date: '2026-12-31' })).status, 400);
+    t.is(
+      (await create({ code: '2027', start_date: '2027-02-30', end_date: '2027-12-31' })).body.errors[0].field,
+      'start_date',
+    );
+    const next = await create({ code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' });
+    t.is(next.status, 201, 'the year after the open one may open: it receives its opening balances');
+    t.is(
+      (await create({ code: '2028', start_date: '2028-01-01', end_date: '2028-12-31' })).body.code,
+      'exercice_already_open',
+    );
+    t.is((await close(next.body.id)).body.code, 'previous_exercice_open');
 
-  const closing = await close(current);
-  t.is(closing.status, 202);
-  t.is(closing.headers.get('location'), `/api/v1/enterprise/exercices/${current}/`);
-  t.like(closing.body.closing, {
-    status: 'running',
-    step: 'requested',
-    result: null,
-    workflow_id: `year-end-closing-${enterprise.id}-2026`,
-  });
-  t.is((await close(current)).body.code, 'exercice_closing_running');
-  const reopen = await app.request('POST', `/api/v1/enterprise/exercices/${current}/reopen/`, {
-    headers: root,
-    json: { reason: 'late invoices' },
-  });
-  t.is(reopen.body.code, 'exercice_already_open', 'no worker runs this file: the year is not closed yet');
-  await app.request('PATCH', `/api/v1/enterprise/enterprises/${enterprise.id}/configuration/`, {
-    headers: root,
-    json: { allow_several_open_exercices: true },
-  });
-  t.is(
-    (await create({ code: '2026B', start_date: '2026-06-01', end_date: '2027-05-31' })).body.code,
-    'exercice_overlap',
-  );
-});
+    const closing = await close(current);
+    t.is(closing.status, 202);
+    t.is(closing.headers.get('location'), `/api/v1/enterprise/exercices/${current}/`);
+    t.like(closing.body.closing, {
+      status: 'running',
+      step: 'requested',
+      result: null,
+      workflow_id: `year-end-closing-${enterprise.id}-2026`,
+    });
+    t.is((await close(current)).body.code, 'exercice_closing_running');
+    const reopen = await app.request('POST', `/api/v1/enterprise/exercices/${current}/reopen/`, {
+      headers: root,
+      json: { reason: 'late invoices' },
+    });
+    t.is(reopen.body.code, 'exercice_already_open', 'no worker runs this file: the year is not closed yet');
+    await app.request('PATCH', `/api/v1/enterprise/enterprises/${enterprise.id}/configuration/`, {
+      headers: root,
+      json: { allow_several_open_exercices: true },
+    });
+    t.is(
+      (await create({ code: '2026B', start_date: '2026-06-01', end_date: '2027-05-31' })).body.code,
+      'exercice_overlap',
+    );
+  },
+);
 
 test('configuration: typed and validated; the business date only moves forward', async (t) => {
   const enterprise = await newEnterprise('CF1');
@@ -304,39 +311,42 @@ test('role matrix: each caller gets exactly the intended answer on each enterpri
   }
 });
 
-test('branch isolation: a cashier of one branch sees only that branch, in lists, filters and nested paths', async (t) => {
-  const enterprise = await newEnterprise('ISO');
-  const [other] = await knex('branches')
-    .insert({ enterprise_id: enterprise.id, code: 'OTHER', name: 'Other branch' })
-    .returning('id');
-  await createUser(knex, 'iso-cashier', [
-    { role: 'cashier', enterpriseId: enterprise.id, branchId: enterprise.headOffice },
-  ]);
-  const headers = await bearer(app, 'iso-cashier', '10.88.0.1');
-  for (const path of [
-    '/api/v1/enterprise/branches/',
-    `/api/v1/enterprise/branches/?enterprise=${enterprise.id}`,
-    `/api/v1/enterprise/enterprises/${enterprise.id}/branches/`,
-  ]) {
-    const list = await app.request('GET', path, { headers });
+test(
+  'branch isolation: a cashier of one branch sees only ' + 'that branch, in lists, filters and nested paths',
+  async (t) => {
+    const enterprise = await newEnterprise('ISO');
+    const [other] = await knex('branches')
+      .insert({ enterprise_id: enterprise.id, code: 'OTHER', name: 'Other branch' })
+      .returning('id');
+    await createUser(knex, 'iso-cashier', [
+      { role: 'cashier', enterpriseId: enterprise.id, branchId: enterprise.headOffice },
+    ]);
+    const headers = await bearer(app, 'iso-cashier', '10.88.0.1');
+    for (const path of [
+      '/api/v1/enterprise/branches/',
+      `/api/v1/enterprise/branches/?enterprise=${enterprise.id}`,
+      `/api/v1/enterprise/enterprises/${enterprise.id}/branches/`,
+    ]) {
+      const list = await app.request('GET', path, { headers });
+      t.deepEqual(
+        list.body.results.map((branch: { id: string }) => branch.id),
+        [enterprise.headOffice],
+        path,
+      );
+    }
+    for (const path of [
+      `/api/v1/enterprise/branches/${other.id}/`,
+      `/api/v1/enterprise/enterprises/${enterprise.id}/branches/${other.id}/`,
+    ]) {
+      t.is((await app.request('GET', path, { headers })).status, 404, path);
+    }
+    const enterprises = await app.request('GET', '/api/v1/enterprise/enterprises/', { headers });
     t.deepEqual(
-      list.body.results.map((branch: { id: string }) => branch.id),
-      [enterprise.headOffice],
-      path,
+      enterprises.body.results.map((row: { id: string }) => row.id),
+      [enterprise.id],
     );
-  }
-  for (const path of [
-    `/api/v1/enterprise/branches/${other.id}/`,
-    `/api/v1/enterprise/enterprises/${enterprise.id}/branches/${other.id}/`,
-  ]) {
-    t.is((await app.request('GET', path, { headers })).status, 404, path);
-  }
-  const enterprises = await app.request('GET', '/api/v1/enterprise/enterprises/', { headers });
-  t.deepEqual(
-    enterprises.body.results.map((row: { id: string }) => row.id),
-    [enterprise.id],
-  );
-});
+  },
+);
 
 test('a role revoked now is gone on the very next request', async (t) => {
   const enterprise = await newEnterprise('REV');

@@ -115,30 +115,33 @@ test('a body that is not valid UTF-8 is a 400 malformed_json, never stored with 
   );
 });
 
-test('control characters and ANSI escapes are a 400 naming the field; free text may span lines, names and labels not', async (t) => {
-  const transfer = (extra: Record<string, string>) =>
-    app.request('POST', '/api/v1/probe/transfers/', { json: { amount: '5000', reference: 'R1', ...extra } });
-  for (const [extra, field] of [
-    [{ label: '\u001b[31mrouge\u001b[0m' }, 'label'],
-    [{ label: 'a\u009b2Jb' }, 'label'],
-    [{ label: 'bell\u0007' }, 'label'],
-    [{ reference: 'R\u007f' }, 'reference'],
-    [{ note: 'next\u0085line' }, 'note'],
-    [{ label: 'two\nlines' }, 'label'],
-    [{ label: 'a\ttab' }, 'label'],
-  ] as const) {
-    const response = await transfer(extra);
-    assertProblem(t, response, 400, 'invalid_request');
-    t.deepEqual(
-      response.body.errors.map((error: { field: string }) => error.field),
-      [field],
-      JSON.stringify(extra),
-    );
-  }
-  const multiLine = await transfer({ label: 'Épargne été', note: 'first line\r\nsecond\tcolumn' });
-  t.is(multiLine.status, 201, 'a note may hold line breaks and tabs');
-  t.is(multiLine.body.note, 'first line\r\nsecond\tcolumn');
-});
+test(
+  'control characters and ANSI escapes are a 400 naming the ' + 'field; free text may span lines, names and labels not',
+  async (t) => {
+    const transfer = (extra: Record<string, string>) =>
+      app.request('POST', '/api/v1/probe/transfers/', { json: { amount: '5000', reference: 'R1', ...extra } });
+    for (const [extra, field] of [
+      [{ label: '\u001b[31mrouge\u001b[0m' }, 'label'],
+      [{ label: 'a\u009b2Jb' }, 'label'],
+      [{ label: 'bell\u0007' }, 'label'],
+      [{ reference: 'R\u007f' }, 'reference'],
+      [{ note: 'next\u0085line' }, 'note'],
+      [{ label: 'two\nlines' }, 'label'],
+      [{ label: 'a\ttab' }, 'label'],
+    ] as const) {
+      const response = await transfer(extra);
+      assertProblem(t, response, 400, 'invalid_request');
+      t.deepEqual(
+        response.body.errors.map((error: { field: string }) => error.field),
+        [field],
+        JSON.stringify(extra),
+      );
+    }
+    const multiLine = await transfer({ label: 'Épargne été', note: 'first line\r\nsecond\tcolumn' });
+    t.is(multiLine.status, 201, 'a note may hold line breaks and tabs');
+    t.is(multiLine.body.note, 'first line\r\nsecond\tcolumn');
+  },
+);
 
 test('invalid fields are a 400 listing every field with its message', async (t) => {
   const response = await app.request('POST', '/api/v1/probe/transfers/', {

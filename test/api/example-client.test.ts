@@ -24,22 +24,26 @@ test("the example client's types are generated from the current document (npm ru
   );
 });
 
-test('the example client deposits through the generated types: typed answers, a safe retry, the receipt at its Location', async (t) => {
-  const { knex } = await createTestDatabase(t);
-  const app = await startTestApp(t, { knex });
-  const world = await createLoanWorld(app, knex, 'EXC');
-  const account = await openSavingsAccount(world, await memberOf(world), '50000');
-  const outcome = await depositWithRetry({
-    baseUrl: app.baseUrl,
-    username: 'cashier_exc',
-    password: testPassword,
-    account,
-    amount: '25000',
-    idempotencyKey: 'example-1',
-  });
-  t.is(outcome.balanceBefore, '50000');
-  t.is(outcome.deposit.amount, '25000');
-  t.deepEqual(outcome.retry, { replayed: true, sameOperation: true });
-  t.is(outcome.balanceAfter, '75000', 'the retry moved nothing');
-  t.deepEqual(outcome.receipt, outcome.deposit);
-});
+test(
+  'the example client deposits through the generated types: ' +
+    'typed answers, a safe retry, the receipt at its Location',
+  async (t) => {
+    const { knex } = await createTestDatabase(t);
+    const app = await startTestApp(t, { knex });
+    const world = await createLoanWorld(app, knex, 'EXC');
+    const account = await openSavingsAccount(world, await memberOf(world), '50000');
+    const outcome = await depositWithRetry({
+      baseUrl: app.baseUrl,
+      username: 'cashier_exc',
+      password: testPassword,
+      account,
+      amount: '25000',
+      idempotencyKey: 'example-1',
+    });
+    t.is(outcome.balanceBefore, '50000');
+    t.is(outcome.deposit.amount, '25000');
+    t.deepEqual(outcome.retry, { replayed: true, sameOperation: true });
+    t.is(outcome.balanceAfter, '75000', 'the retry moved nothing');
+    t.deepEqual(outcome.receipt, outcome.deposit);
+  },
+);

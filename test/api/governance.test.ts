@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { authRoutes } from '../../api/modules/auth/auth.routes';
 import { governanceRoutes } from '../../api/modules/enterprise/governance.routes';
 import type { Knex } from '../../db/knex';
@@ -252,9 +252,29 @@ test.serial(
   },
 );
 
+/** The fields of a 400, each named once, in order. */
+const fieldsOf = (response: { body: { errors: { field: string }[] } }) =>
+  [...new Set(response.body.errors.map((error) => error.field))].sort();
+
+/** A bad end of term changes nothing; bad list filters and a bad id are refused by name. */
+async function assertEndTermAndQueriesRefused(t: ExecutionContext, target: string) {
+  const seated = await insertMember(target, 'member', 'Awa Bello');
+  const end = await call('direction', 'POST', `${flat}governance/members/${seated}/end-term/`, {
+    term_end: '2026-13-01',
+    reason: '',
+  });
+  t.deepEqual(fieldsOf(end), ['reason', 'term_end']);
+  t.is((await knex('governance_members').where({ id: seated }).first()).term_end, null);
+
+  const list = await call('cashier', 'GET', `${flat}governance/?kind=council&enterprise=nope&page_size=101`);
+  t.deepEqual(fieldsOf(list), ['enterprise', 'kind', 'page_size']);
+  const current = await call('cashier', 'GET', `${flat}governance/${target}/members/?current=sometimes`);
+  t.deepEqual(fieldsOf(current), ['current']);
+  const badId = await call('cashier', 'GET', `${flat}governance/123/`);
+  t.deepEqual(fieldsOf(badId), ['id']);
+}
+
 test.serial('invalid fields are refused with 400 naming each of them, and nothing is written', async (t) => {
-  const fields = (response: { body: { errors: { field: string }[] } }) =>
-    [...new Set(response.body.errors.map((error) => error.field))].sort();
   const before = await knex('governance_organs').count('* as count');
 
   const organ = await call('direction', 'POST', `${flat}governance/`, {
@@ -264,7 +284,7 @@ test.serial('invalid fields are refused with 400 naming each of them, and nothin
     description: 'd'.repeat(1001),
   });
   t.is(organ.status, 400);
-  t.deepEqual(fields(organ), ['description', 'enterprise', 'kind', 'name']);
+  t.deepEqual(fieldsOf(organ), ['description', 'enterprise', 'kind', 'name']);
   const unknown = await call('direction', 'POST', `${flat}governance/`, {
     enterprise: enterprises.coop,
     kind: 'general_assembly',
@@ -278,7 +298,7 @@ test.serial('invalid fields are refused with 400 naming each of them, and nothin
   ).id;
   const kindChange = await call('direction', 'PATCH', `${flat}governance/${target}/`, { kind: 'credit_committee' });
   t.is(kindChange.status, 400);
-  t.deepEqual(fields(kindChange), ['kind']);
+  t.deepEqual(fieldsOf(kindChange), ['kind']);
   t.deepEqual(await knex('governance_organs').count('* as count'), before);
   t.is((await knex('governance_organs').where({ id: target }).first()).kind, 'board_of_directors');
   const membersBefore = (await knex('governance_members').where({ organ_id: target })).length;
@@ -290,7 +310,7 @@ test.serial('invalid fields are refused with 400 naming each of them, and nothin
     term_start: '2026-02-30',
   });
   t.is(member.status, 400);
-  t.deepEqual(fields(member), ['full_name', 'member_number', 'office', 'term_start']);
+  t.deepEqual(fieldsOf(member), ['full_name', 'member_number', 'office', 'term_start']);
   t.deepEqual(
     member.body.errors.find((error: { field: string }) => error.field === 'term_start'),
     { field: 'term_start', message: 'term_start is not a real date' },
@@ -300,30 +320,16 @@ test.serial('invalid fields are refused with 400 naming each of them, and nothin
     office: 'member',
     term_start: '1/2/2026',
   });
-  t.deepEqual(fields(format), ['term_start']);
+  t.deepEqual(fieldsOf(format), ['term_start']);
   t.true(
     format.body.errors.some(
       (error: { message: string }) => error.message === 'term_start must be a date as YYYY-MM-DD',
     ),
   );
   const missing = await call('direction', 'POST', `${flat}governance/${target}/members/`, {});
-  t.deepEqual(fields(missing), ['full_name', 'office', 'term_start']);
+  t.deepEqual(fieldsOf(missing), ['full_name', 'office', 'term_start']);
   t.is((await knex('governance_members').where({ organ_id: target })).length, membersBefore);
-
-  const seated = await insertMember(target, 'member', 'Awa Bello');
-  const end = await call('direction', 'POST', `${flat}governance/members/${seated}/end-term/`, {
-    term_end: '2026-13-01',
-    reason: '',
-  });
-  t.deepEqual(fields(end), ['reason', 'term_end']);
-  t.is((await knex('governance_members').where({ id: seated }).first()).term_end, null);
-
-  const list = await call('cashier', 'GET', `${flat}governance/?kind=council&enterprise=nope&page_size=101`);
-  t.deepEqual(fields(list), ['enterprise', 'kind', 'page_size']);
-  const current = await call('cashier', 'GET', `${flat}governance/${target}/members/?current=sometimes`);
-  t.deepEqual(fields(current), ['current']);
-  const badId = await call('cashier', 'GET', `${flat}governance/123/`);
-  t.deepEqual(fields(badId), ['id']);
+  await assertEndTermAndQueriesRefused(t, target);
 });
 
 test.serial('nested paths answer as the flat ones; another enterprise in the path is a 404', async (t) => {
@@ -460,10 +466,12 @@ for (const variant of ['flat', 'nested'] as const) {
     const writes = ['create', 'update', 'appoint', 'updateMember', 'endTerm'];
 
     for (const name of Object.keys(denied)) await expect(null, name, 401);
-    for (const name of writes) await expect('roleless', name, 403); // holds neither role anywhere: the router refuses
+    // Holds neither role anywhere: the router refuses.
+    for (const name of writes) await expect('roleless', name, 403);
     for (const name of writes) await expect('cashier', name, 403);
     for (const name of writes) await expect('mixed', name, 403);
-    for (const name of writes) await expect('outsider', name, 404); // direction elsewhere: this enterprise is not disclosed
+    // Direction elsewhere: this enterprise is not disclosed.
+    for (const name of writes) await expect('outsider', name, 404);
     for (const name of ['detail', 'members']) {
       await expect('roleless', name, 404);
       await expect('outsider', name, 404);

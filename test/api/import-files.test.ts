@@ -49,7 +49,8 @@ const upload = (id: string, body: Uint8Array | string, contentType = 'text/csv')
     body,
   });
 const header =
-  'member_number;branch_code;kind;first_name;last_name;legal_name;id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n';
+  'member_number;branch_code;kind;first_name;last_name;legal_name;' +
+  'id_document_type;id_document_number;birth_date;gender;phone;address;membership_date\n';
 const memberLine = (index: number) =>
   `M${index};HQ;natural_person;Awa;Ndi;;national_id;CM${index};1988-02-28;female;;;2016-03-01\n`;
 // This process's spools only (the API runs in it): other test files upload at the same time in their own processes.
@@ -68,16 +69,19 @@ async function sharedStringsBomb(declaredSize: (inflated: number) => number): Pr
   return zipOf([
     stored(
       '[Content_Types].xml',
-      `${xml}<Types xmlns="${ns}/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>`,
+      `${xml}<Types xmlns="${ns}/package/2006/content-types">` +
+        '<Default Extension="xml" ContentType="application/xml"/></Types>',
     ),
     stored(
       'xl/workbook.xml',
-      `${xml}<workbook xmlns="${ns}/spreadsheetml/2006/main"><sheets><sheet name="members" sheetId="1"/></sheets></workbook>`,
+      `${xml}<workbook xmlns="${ns}/spreadsheetml/2006/main">` +
+        '<sheets><sheet name="members" sheetId="1"/></sheets></workbook>',
     ),
     { name: 'xl/sharedStrings.xml', data: bomb, declaredSize: declaredSize(inflated), deflated: true },
     stored(
       'xl/worksheets/sheet1.xml',
-      `${xml}<worksheet xmlns="${ns}/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData></worksheet>`,
+      `${xml}<worksheet xmlns="${ns}/spreadsheetml/2006/main">` +
+        '<sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData></worksheet>',
     ),
   ]);
 }
@@ -141,7 +145,8 @@ const inTransaction = async () =>
     (
       (
         await knex.raw(
-          'SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL',
+          'SELECT count(*) AS count FROM pg_stat_activity WHERE datname = ' +
+            'current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL',
         )
       ).rows as { count: string }[]
     )[0]!.count,
@@ -208,7 +213,8 @@ function rowsOf(directory: string, kind: string): Record<string, string>[] {
 }
 
 test.serial(
-  'a generated cooperative (tiny, seeded) is consistent, the same for the same seed, and validates clean through the API',
+  'a generated cooperative (tiny, seeded) is consistent, the ' +
+    'same for the same seed, and validates clean through the API',
   async (t) => {
     const directories = [1, 2].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'coopbank-generated-')));
     t.teardown(() => directories.forEach((directory) => fs.rmSync(directory, { recursive: true, force: true })));

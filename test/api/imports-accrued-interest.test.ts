@@ -274,7 +274,8 @@ test.serial("applied, each loan's accrued interest stands as an accrual of the i
 );
 
 test.serial(
-  'no month end of a month before the cut-over; the first after it reverses the imported accruals on its first day and accrues afresh',
+  'no month end of a month before the cut-over; the first after it ' +
+    'reverses the imported accruals on its first day and accrues afresh',
   (t) =>
     withWorker(
       knex,
@@ -321,7 +322,8 @@ test.serial(
 );
 
 test.serial(
-  "a cut-over within a month: that month's own month end reverses the imported accruals on the cut-over date and accrues afresh beside them",
+  "a cut-over within a month: that month's own month end reverses the " +
+    'imported accruals on the cut-over date and accrues afresh beside them',
   (t) =>
     withWorker(
       knex,
@@ -361,7 +363,8 @@ test.serial(
 );
 
 test.serial(
-  "a loan reclassified doubtful before the first month end has its imported accrual reversed at once, on the run's date",
+  'a loan reclassified doubtful before the first month end has ' +
+    "its imported accrual reversed at once, on the run's date",
   (t) =>
     withWorker(
       knex,

@@ -93,14 +93,16 @@ test.serial(
           .map((problem) => `${problem.kind} ${problem.row} ${problem.column} '${problem.value}': ${problem.problem}`)
           .sort();
         const notCovered =
-          "its balance at the cut-over, less its product's minimum balance and the holds already on it, does not cover the holds of the file on it";
+          "its balance at the cut-over, less its product's minimum balance and " +
+          'the holds already on it, does not cover the holds of the file on it';
         t.deepEqual(
           problems,
           [
             // H-402's 300 000 hold 200 000 for B-01 and 150 000 for B-02: both rows are told.
             `loans 2 guarantee_held_account 'H-402': ${notCovered}`,
             `loans 3 guarantee_held_account 'H-402': ${notCovered}`,
-            "loans 4 guarantee_held_account 'H-999': neither in the member-accounts file nor an open account of the enterprise",
+            "loans 4 guarantee_held_account 'H-999': neither in the " +
+              'member-accounts file nor an open account of the enterprise',
             "loans 5 guarantee_held_account 'H-401': not the guarantor's own account",
             "loans 6 guarantee_held_account 'H-401': a held account without a guarantor",
             // M403's account of the enterprise: 100 000, for a hold of 150 000.

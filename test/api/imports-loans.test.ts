@@ -114,110 +114,114 @@ const expectedLoans = [
   { number: 'P-0106', branch: 'head', outstanding: 300_000, class: 'doubtful', days: 0, rate: 0.75 },
 ].map((loan) => ({ ...loan, provision: Math.round(loan.outstanding * loan.rate) }));
 
-test("a small cooperative's loans in progress validate, tie out per branch and account, apply, and provision at the cut-over to the file's classes and provisions", async (t) => {
-  const id = await importOf(t, 'small-cooperative/loans.csv', 'small-cooperative/loan-installments.csv');
-  const validated = await validate(id);
-  t.deepEqual(await problemsOf(id), []);
-  t.like(validated, { status: 'validated', problems: 0 });
-  const steps = importKindSteps.loans!;
-  const scope = scopeOf(id);
+test(
+  "a small cooperative's loans in progress validate, tie out per branch and account, " +
+    "apply, and provision at the cut-over to the file's classes and provisions",
+  async (t) => {
+    const id = await importOf(t, 'small-cooperative/loans.csv', 'small-cooperative/loan-installments.csv');
+    const validated = await validate(id);
+    t.deepEqual(await problemsOf(id), []);
+    t.like(validated, { status: 'validated', problems: 0 });
+    const steps = importKindSteps.loans!;
+    const scope = scopeOf(id);
 
-  // Detail totals: principal by class (performing on the product's portfolio account, overdue 3312, doubtful 3352) and
-  // provisions on 3931, a credit.
-  const branchCode = async (branchId: string) =>
-    (await knex('branches').where({ id: branchId }).first('code')).code as string;
-  const [head, other] = [await branchCode(world.headOffice), await branchCode(world.otherBranch)];
-  const portfolio = (await knex('loan_products').where({ id: world.productId }).first('portfolio_account_code'))
-    .portfolio_account_code as string;
-  const sum = (
-    branch: string,
-    filter: (loan: (typeof expectedLoans)[number]) => boolean,
-    figure: 'outstanding' | 'provision',
-  ) =>
-    expectedLoans
-      .filter((loan) => loan.branch === branch && filter(loan))
-      .reduce((total, loan) => total + loan[figure], 0);
-  const expectedTotals = [
-    [head, portfolio, sum('head', (loan) => loan.class === 'performing', 'outstanding')],
-    [head, '3312', sum('head', (loan) => loan.class === 'overdue', 'outstanding')],
-    [head, '3352', sum('head', (loan) => loan.class === 'doubtful', 'outstanding')],
-    [head, '3931', -sum('head', () => true, 'provision')],
-    [other, '3352', sum('other', (loan) => loan.class === 'doubtful', 'outstanding')],
-    [other, '3931', -sum('other', () => true, 'provision')],
-  ]
-    .map(([branch, account, balance]) => `${branch} ${account} ${balance}`)
-    .sort();
-  for (const written of [
-    `${head} ${portfolio} 300000`,
-    `${head} 3312 700000`,
-    `${head} 3931 -375000`,
-    `${other} 3352 900000`,
-  ])
-    t.true(expectedTotals.includes(written), written);
-  const totals = await inTransaction(knex, async (trx) => steps.detailTotals!(trx, scope));
-  t.deepEqual(
-    totals.map((total: DetailTotal) => `${total.branchCode} ${total.accountCode} ${total.balance.toFixed(0)}`).sort(),
-    expectedTotals,
-  );
-
-  // Applied two loans a batch: nothing posted (the opening entry carries the ledger).
-  const [events, lines] = [await countOf('business_event_logs'), await countOf('journal_lines')];
-  const applied: (number | null)[] = [];
-  for (let after: number | null = 0; after !== null;) {
-    const last: number | null = await inTransaction(knex, async (trx) =>
-      steps.applyBatch!(trx, testActivityContext(knex), scope, after!, 2),
+    // Detail totals: principal by class (performing on the product's portfolio account, overdue 3312, doubtful 3352)
+    // and provisions on 3931, a credit.
+    const branchCode = async (branchId: string) =>
+      (await knex('branches').where({ id: branchId }).first('code')).code as string;
+    const [head, other] = [await branchCode(world.headOffice), await branchCode(world.otherBranch)];
+    const portfolio = (await knex('loan_products').where({ id: world.productId }).first('portfolio_account_code'))
+      .portfolio_account_code as string;
+    const sum = (
+      branch: string,
+      filter: (loan: (typeof expectedLoans)[number]) => boolean,
+      figure: 'outstanding' | 'provision',
+    ) =>
+      expectedLoans
+        .filter((loan) => loan.branch === branch && filter(loan))
+        .reduce((total, loan) => total + loan[figure], 0);
+    const expectedTotals = [
+      [head, portfolio, sum('head', (loan) => loan.class === 'performing', 'outstanding')],
+      [head, '3312', sum('head', (loan) => loan.class === 'overdue', 'outstanding')],
+      [head, '3352', sum('head', (loan) => loan.class === 'doubtful', 'outstanding')],
+      [head, '3931', -sum('head', () => true, 'provision')],
+      [other, '3352', sum('other', (loan) => loan.class === 'doubtful', 'outstanding')],
+      [other, '3931', -sum('other', () => true, 'provision')],
+    ]
+      .map(([branch, account, balance]) => `${branch} ${account} ${balance}`)
+      .sort();
+    for (const written of [
+      `${head} ${portfolio} 300000`,
+      `${head} 3312 700000`,
+      `${head} 3931 -375000`,
+      `${other} 3352 900000`,
+    ])
+      t.true(expectedTotals.includes(written), written);
+    const totals = await inTransaction(knex, async (trx) => steps.detailTotals!(trx, scope));
+    t.deepEqual(
+      totals.map((total: DetailTotal) => `${total.branchCode} ${total.accountCode} ${total.balance.toFixed(0)}`).sort(),
+      expectedTotals,
     );
-    applied.push(last);
-    after = last;
-  }
-  t.deepEqual(applied, [3, 5, 7, null]);
-  t.deepEqual([await countOf('business_event_logs'), await countOf('journal_lines')], [events, lines]);
-  await assertLoansAsFiled(t, id);
 
-  // The provisioning run at the cut-over finds what the old system had: no class, provision or account to change.
-  const run = await startProvisioningRun(knex, testClock(), {
-    enterpriseId: world.enterpriseId,
-    asOf: cutOver,
-    trigger: 'api',
-    requestedBy: null,
-  });
-  for (let status = 'running'; status === 'running';)
-    status = (await provisionBatch(knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
-  t.like(await knex('provisioning_runs').where({ id: run.id }).first(), {
-    status: 'completed',
-    loans_processed: 6,
-    provisions_changed: 0,
-    loans_reclassified: 0,
-  });
-  t.deepEqual([await countOf('business_event_logs'), await countOf('journal_lines')], [events, lines]);
-  await assertLoansAsFiled(t, id);
-  const rows = await knex('loan_provisions as p')
-    .join('loans as l', 'l.id', 'p.loan_id')
-    .where('l.import_id', id)
-    .orderBy('l.number')
-    .select('l.number', 'p.classification', 'p.amount', 'p.delta');
-  t.deepEqual(
-    rows.map((row) => `${row.number} ${row.classification} ${row.amount} ${row.delta}`),
-    expectedLoans
-      .filter((loan) => loan.class !== 'performing')
-      .map((loan) => `${loan.number} ${loan.class} ${loan.provision} 0`),
-  );
+    // Applied two loans a batch: nothing posted (the opening entry carries the ledger).
+    const [events, lines] = [await countOf('business_event_logs'), await countOf('journal_lines')];
+    const applied: (number | null)[] = [];
+    for (let after: number | null = 0; after !== null;) {
+      const last: number | null = await inTransaction(knex, async (trx) =>
+        steps.applyBatch!(trx, testActivityContext(knex), scope, after!, 2),
+      );
+      applied.push(last);
+      after = last;
+    }
+    t.deepEqual(applied, [3, 5, 7, null]);
+    t.deepEqual([await countOf('business_event_logs'), await countOf('journal_lines')], [events, lines]);
+    await assertLoansAsFiled(t, id);
 
-  // Cancelled: the loans leave the active portfolio, their numbers free for a corrected import.
-  await inTransaction(knex, async (trx) => steps.cancel!(trx, scope));
-  t.deepEqual(await knex('loans').where({ import_id: id }).distinct('status', 'disbursed_on'), [
-    { status: 'cancelled', disbursed_on: null },
-  ]);
-  t.like(
-    await knex('loan_guarantees as g')
-      .join('loans as l', 'l.id', 'g.loan_id')
+    // The provisioning run at the cut-over finds what the old system had: no class, provision or account to change.
+    const run = await startProvisioningRun(knex, testClock(), {
+      enterpriseId: world.enterpriseId,
+      asOf: cutOver,
+      trigger: 'api',
+      requestedBy: null,
+    });
+    for (let status = 'running'; status === 'running';)
+      status = (await provisionBatch(knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
+    t.like(await knex('provisioning_runs').where({ id: run.id }).first(), {
+      status: 'completed',
+      loans_processed: 6,
+      provisions_changed: 0,
+      loans_reclassified: 0,
+    });
+    t.deepEqual([await countOf('business_event_logs'), await countOf('journal_lines')], [events, lines]);
+    await assertLoansAsFiled(t, id);
+    const rows = await knex('loan_provisions as p')
+      .join('loans as l', 'l.id', 'p.loan_id')
       .where('l.import_id', id)
-      .first(knex.raw(`to_char(g.end_date, 'YYYY-MM-DD') AS end_date`)),
-    { end_date: cutOver },
-  );
-  const again = await importOf(t, 'small-cooperative/loans.csv', 'small-cooperative/loan-installments.csv');
-  t.like(await validate(again), { status: 'validated', problems: 0 });
-});
+      .orderBy('l.number')
+      .select('l.number', 'p.classification', 'p.amount', 'p.delta');
+    t.deepEqual(
+      rows.map((row) => `${row.number} ${row.classification} ${row.amount} ${row.delta}`),
+      expectedLoans
+        .filter((loan) => loan.class !== 'performing')
+        .map((loan) => `${loan.number} ${loan.class} ${loan.provision} 0`),
+    );
+
+    // Cancelled: the loans leave the active portfolio, their numbers free for a corrected import.
+    await inTransaction(knex, async (trx) => steps.cancel!(trx, scope));
+    t.deepEqual(await knex('loans').where({ import_id: id }).distinct('status', 'disbursed_on'), [
+      { status: 'cancelled', disbursed_on: null },
+    ]);
+    t.like(
+      await knex('loan_guarantees as g')
+        .join('loans as l', 'l.id', 'g.loan_id')
+        .where('l.import_id', id)
+        .first(knex.raw(`to_char(g.end_date, 'YYYY-MM-DD') AS end_date`)),
+      { end_date: cutOver },
+    );
+    const again = await importOf(t, 'small-cooperative/loans.csv', 'small-cooperative/loan-installments.csv');
+    t.like(await validate(again), { status: 'validated', problems: 0 });
+  },
+);
 
 /**
  * Every loan as the file gives it: active, its class, days past due, outstanding principal and provision, its schedule
@@ -242,7 +246,8 @@ async function assertLoansAsFiled(t: ExecutionContext, importId: string): Promis
   t.deepEqual(
     loans.map(
       (loan) =>
-        `${loan.number} ${loan.status} ${loan.classification} ${loan.days_past_due} ${loan.outstanding_principal} ${loan.provision_amount}`,
+        `${loan.number} ${loan.status} ${loan.classification} ${loan.days_past_due} ` +
+        `${loan.outstanding_principal} ${loan.provision_amount}`,
     ),
     expectedLoans.map(
       (loan) => `${loan.number} active ${loan.class} ${loan.days} ${loan.outstanding} ${loan.provision}`,
@@ -278,52 +283,61 @@ async function assertLoansAsFiled(t: ExecutionContext, importId: string): Promis
   t.like(guarantee, { kind: 'personal_guarantor', value: '200000', member_number: 'M101' });
 }
 
-test("bad loans get their problems and nothing is written: payments over the amount, a schedule off its amount, an unknown product, a loan twice, another enterprise's member", async (t) => {
-  const loansBefore = await countOf('loans');
-  const id = await importOf(t, 'loans-bad.csv', 'loan-installments-bad.csv');
-  t.like(await validate(id), { status: 'rejected', problems: 10 });
-  t.deepEqual(
-    await problemsOf(id),
-    [
-      "loan-installments 11 loan_number 'B-9': not a loan of the loans file",
-      "loan-installments 2 principal_paid '150000': over the principal due (100000)",
-      "loans 2 principal_paid '350 000': payments exceed the loan's amount (300 000)",
-      "loans 3 original_amount '500 000': the schedule's principal sums to 400000",
-      "loans 4 product_code 'XYZ': not a loan product of the enterprise",
-      "loans 5 loan_number 'B-4': twice in the file",
-      "loans 6 loan_number 'B-4': twice in the file",
-      "loans 7 member_number 'M-OTHER': neither in the members file nor a member of the enterprise",
-      // 31 August unpaid: 61 days at the cut-over, beyond the 45 of an overdue loan.
-      "loans 8 classification 'performing': COBAC R-2017/07 gives doubtful: 61 days past due, the borrower's oldest arrears 61 days",
-      "loans 9 provision '150 000': over the outstanding principal (100000)",
-    ].sort(),
-  );
-  t.is(await countOf('loans'), loansBefore);
-});
-
-test('a loan the installments file leaves out gets its schedule regenerated from its terms and its product: monthly annuities from a month after the disbursement', async (t) => {
-  const id = await importOf(t, 'regenerated/loans.csv', 'regenerated/loan-installments.csv', other);
-  t.like(await validate(id, other.users.direction!.headers), { status: 'validated', problems: 0 });
-  const steps = importKindSteps.loans!;
-  for (let after: number | null = 0; after !== null;) {
-    after = await inTransaction(knex, async (trx) =>
-      steps.applyBatch!(trx, testActivityContext(knex), scopeOf(id, other), after!, 10),
+test(
+  'bad loans get their problems and nothing is written: payments over the amount, ' +
+    "a schedule off its amount, an unknown product, a loan twice, another enterprise's member",
+  async (t) => {
+    const loansBefore = await countOf('loans');
+    const id = await importOf(t, 'loans-bad.csv', 'loan-installments-bad.csv');
+    t.like(await validate(id), { status: 'rejected', problems: 10 });
+    t.deepEqual(
+      await problemsOf(id),
+      [
+        "loan-installments 11 loan_number 'B-9': not a loan of the loans file",
+        "loan-installments 2 principal_paid '150000': over the principal due (100000)",
+        "loans 2 principal_paid '350 000': payments exceed the loan's amount (300 000)",
+        "loans 3 original_amount '500 000': the schedule's principal sums to 400000",
+        "loans 4 product_code 'XYZ': not a loan product of the enterprise",
+        "loans 5 loan_number 'B-4': twice in the file",
+        "loans 6 loan_number 'B-4': twice in the file",
+        "loans 7 member_number 'M-OTHER': neither in the members file nor a member of the enterprise",
+        // 31 August unpaid: 61 days at the cut-over, beyond the 45 of an overdue loan.
+        "loans 8 classification 'performing': COBAC R-2017/07 gives doubtful: " +
+          "61 days past due, the borrower's oldest arrears 61 days",
+        "loans 9 provision '150 000': over the outstanding principal (100000)",
+      ].sort(),
     );
-  }
-  const loan = await knex('loans')
-    .where({ enterprise_id: other.enterpriseId, number: 'R-0201' })
-    .first('id', 'term_periods', 'days_past_due', 'outstanding_principal');
-  t.like(loan, { term_periods: 12, days_past_due: 0, outstanding_principal: '120000' });
-  const installments = await knex('loan_installments')
-    .where({ loan_id: loan.id })
-    .orderBy('number')
-    .select(knex.raw("to_char(due_date, 'YYYY-MM-DD') AS due_date"), 'principal_due', 'interest_due');
-  t.deepEqual([installments[0].due_date, installments[11].due_date], ['2026-11-15', '2027-10-15']);
-  // The product's constant annuity at 12 % a year: 1 % a month on 120 000, the level rounded once to the franc.
-  const level = Math.round((120_000 * 0.01) / (1 - 1.01 ** -12));
-  t.deepEqual([Number(installments[0].interest_due), Number(installments[0].principal_due)], [1200, level - 1200]);
-  t.is(
-    installments.reduce((total, installment) => total + Number(installment.principal_due), 0),
-    120_000,
-  );
-});
+    t.is(await countOf('loans'), loansBefore);
+  },
+);
+
+test(
+  'a loan the installments file leaves out gets its schedule regenerated from its ' +
+    'terms and its product: monthly annuities from a month after the disbursement',
+  async (t) => {
+    const id = await importOf(t, 'regenerated/loans.csv', 'regenerated/loan-installments.csv', other);
+    t.like(await validate(id, other.users.direction!.headers), { status: 'validated', problems: 0 });
+    const steps = importKindSteps.loans!;
+    for (let after: number | null = 0; after !== null;) {
+      after = await inTransaction(knex, async (trx) =>
+        steps.applyBatch!(trx, testActivityContext(knex), scopeOf(id, other), after!, 10),
+      );
+    }
+    const loan = await knex('loans')
+      .where({ enterprise_id: other.enterpriseId, number: 'R-0201' })
+      .first('id', 'term_periods', 'days_past_due', 'outstanding_principal');
+    t.like(loan, { term_periods: 12, days_past_due: 0, outstanding_principal: '120000' });
+    const installments = await knex('loan_installments')
+      .where({ loan_id: loan.id })
+      .orderBy('number')
+      .select(knex.raw("to_char(due_date, 'YYYY-MM-DD') AS due_date"), 'principal_due', 'interest_due');
+    t.deepEqual([installments[0].due_date, installments[11].due_date], ['2026-11-15', '2027-10-15']);
+    // The product's constant annuity at 12 % a year: 1 % a month on 120 000, the level rounded once to the franc.
+    const level = Math.round((120_000 * 0.01) / (1 - 1.01 ** -12));
+    t.deepEqual([Number(installments[0].interest_due), Number(installments[0].principal_due)], [1200, level - 1200]);
+    t.is(
+      installments.reduce((total, installment) => total + Number(installment.principal_due), 0),
+      120_000,
+    );
+  },
+);

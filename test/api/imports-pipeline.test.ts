@@ -83,116 +83,131 @@ async function validatedImport(t: ExecutionContext, trialBalance: string) {
   return { id, body: await withWorker(knex, () => validateImport(app, id, direction()), taskQueue) };
 }
 
-test('a trial balance is refused line by line: unknown branch, account not postable, both sides, a line twice, a branch not balanced', async (t) => {
-  const { id, body } = await validatedImport(t, 'pipeline/trial-balance-bad.csv');
-  t.like(body, { status: 'rejected', problems: 7, differences: 0, dry_run: null });
-  const report = await app.request('GET', `/api/v1/imports/${id}/report/?kind=trial-balance&page_size=50`, {
-    headers: direction(),
-  });
-  const problems = (report.body.results as { row: number; column: string; value: string; problem: string }[]).map(
-    (p) => `${p.row} ${p.column} '${p.value}': ${p.problem}`,
-  );
-  // HQ's lines: debits 1000 + 10 + 5 + 0, credits 900 + 5; XX's one line a debit of 50.
-  t.deepEqual(problems, [
-    "2 account_code '5710': the same branch and account as another line of the file",
-    "2 branch_code 'HQ': the branch's balance-sheet and result lines are not balanced: debit 1015, credit 905",
-    "4 branch_code 'XX': neither a branch of the enterprise nor in the branches-users file",
-    "4 branch_code 'XX': the branch's balance-sheet and result lines are not balanced: debit 50, credit 0",
-    "5 account_code '57': not a postable account of the enterprise's chart (an active account without sub-accounts)",
-    "6 credit '5': a debit and a credit on one line: give the balance on one side",
-    "7 account_code '5710': the same branch and account as another line of the file",
-  ]);
-});
+test(
+  'a trial balance is refused line by line: unknown branch, account ' +
+    'not postable, both sides, a line twice, a branch not balanced',
+  async (t) => {
+    const { id, body } = await validatedImport(t, 'pipeline/trial-balance-bad.csv');
+    t.like(body, { status: 'rejected', problems: 7, differences: 0, dry_run: null });
+    const report = await app.request('GET', `/api/v1/imports/${id}/report/?kind=trial-balance&page_size=50`, {
+      headers: direction(),
+    });
+    const problems = (report.body.results as { row: number; column: string; value: string; problem: string }[]).map(
+      (p) => `${p.row} ${p.column} '${p.value}': ${p.problem}`,
+    );
+    // HQ's lines: debits 1000 + 10 + 5 + 0, credits 900 + 5; XX's one line a debit of 50.
+    t.deepEqual(problems, [
+      "2 account_code '5710': the same branch and account as another line of the file",
+      "2 branch_code 'HQ': the branch's balance-sheet and result lines are not balanced: debit 1015, credit 905",
+      "4 branch_code 'XX': neither a branch of the enterprise nor in the branches-users file",
+      "4 branch_code 'XX': the branch's balance-sheet and result lines are not balanced: debit 50, credit 0",
+      "5 account_code '57': not a postable account of the enterprise's chart (an active account without sub-accounts)",
+      "6 credit '5': a debit and a credit on one line: give the balance on one side",
+      "7 account_code '5710': the same branch and account as another line of the file",
+    ]);
+  },
+);
 
-test("members' deposits tie out to the trial balance by branch and product account; the dry run counts and totals what applying would make", async (t) => {
-  const linesBefore = await journalLines();
-  const { id, body } = await validatedImport(t, 'pipeline/trial-balance.csv');
-  t.like(body, { status: 'validated', problems: 0, differences: 0 });
-  // The accounts file: A-001 1 234 567 (M001, HQ) + A-003 75 000 (M003, HQ) + A-004 0 (M-EXIST, HQ); A-002 250 000
-  // (M002, B2).
-  const hq = 1_234_567 + 75_000 + 0;
-  const tieOut = await app.request('GET', `/api/v1/imports/${id}/tie-out/`, { headers: direction() });
-  t.is(tieOut.status, 200, tieOut.text);
-  t.deepEqual(tieOut.body.results, [
-    {
-      branch_code: 'B2',
-      account_code: '3711',
-      what: 'member deposits, product EPA',
-      trial_balance: '-250000',
-      detail: '-250000',
-      difference: '0',
-    },
-    {
-      branch_code: 'HQ',
-      account_code: '3711',
-      what: 'member deposits, product EPA',
-      trial_balance: `-${hq}`,
-      detail: `-${hq}`,
-      difference: '0',
-    },
-  ]);
-  const dryRun = body.dry_run as Record<string, unknown>;
-  t.deepEqual(dryRun.rows, [
-    { kind: 'member-accounts', branch_code: '', rows: 4 },
-    { kind: 'members', branch_code: 'B2', rows: 1 },
-    { kind: 'members', branch_code: 'HQ', rows: 2 },
-    { kind: 'trial-balance', branch_code: 'B2', rows: 2 },
-    { kind: 'trial-balance', branch_code: 'HQ', rows: 3 },
-  ]);
-  // HQ: cash 1 409 567 = deposits 1 309 567 + reserves 100 000; B2: cash 250 000 = deposits 250 000.
-  t.deepEqual(dryRun.opening_entries, [
-    { branch_code: 'B2', debit: '250000', credit: '250000' },
-    { branch_code: 'HQ', debit: '1409567', credit: '1409567' },
-  ]);
-  const sheet = dryRun.opening_balance_sheet as { totals: Record<string, string> };
-  t.deepEqual(sheet.totals, {
-    assets: String(1_409_567 + 250_000),
-    liabilities: String(1_309_567 + 250_000 + 100_000),
-  });
-  t.is(await journalLines(), linesBefore, 'the dry run posts nothing');
-});
+test(
+  "members' deposits tie out to the trial balance by branch and product " +
+    'account; the dry run counts and totals what applying would make',
+  async (t) => {
+    const linesBefore = await journalLines();
+    const { id, body } = await validatedImport(t, 'pipeline/trial-balance.csv');
+    t.like(body, { status: 'validated', problems: 0, differences: 0 });
+    // The accounts file: A-001 1 234 567 (M001, HQ) + A-003 75 000 (M003, HQ) + A-004 0 (M-EXIST, HQ); A-002 250 000
+    // (M002, B2).
+    const hq = 1_234_567 + 75_000 + 0;
+    const tieOut = await app.request('GET', `/api/v1/imports/${id}/tie-out/`, { headers: direction() });
+    t.is(tieOut.status, 200, tieOut.text);
+    t.deepEqual(tieOut.body.results, [
+      {
+        branch_code: 'B2',
+        account_code: '3711',
+        what: 'member deposits, product EPA',
+        trial_balance: '-250000',
+        detail: '-250000',
+        difference: '0',
+      },
+      {
+        branch_code: 'HQ',
+        account_code: '3711',
+        what: 'member deposits, product EPA',
+        trial_balance: `-${hq}`,
+        detail: `-${hq}`,
+        difference: '0',
+      },
+    ]);
+    const dryRun = body.dry_run as Record<string, unknown>;
+    t.deepEqual(dryRun.rows, [
+      { kind: 'member-accounts', branch_code: '', rows: 4 },
+      { kind: 'members', branch_code: 'B2', rows: 1 },
+      { kind: 'members', branch_code: 'HQ', rows: 2 },
+      { kind: 'trial-balance', branch_code: 'B2', rows: 2 },
+      { kind: 'trial-balance', branch_code: 'HQ', rows: 3 },
+    ]);
+    // HQ: cash 1 409 567 = deposits 1 309 567 + reserves 100 000; B2: cash 250 000 = deposits 250 000.
+    t.deepEqual(dryRun.opening_entries, [
+      { branch_code: 'B2', debit: '250000', credit: '250000' },
+      { branch_code: 'HQ', debit: '1409567', credit: '1409567' },
+    ]);
+    const sheet = dryRun.opening_balance_sheet as { totals: Record<string, string> };
+    t.deepEqual(sheet.totals, {
+      assets: String(1_409_567 + 250_000),
+      liabilities: String(1_309_567 + 250_000 + 100_000),
+    });
+    t.is(await journalLines(), linesBefore, 'the dry run posts nothing');
+  },
+);
 
-test('a difference between the trial balance and the detail is reported per branch and account, and named in the XLSX report', async (t) => {
-  const { id, body } = await validatedImport(t, 'pipeline/trial-balance-off.csv');
-  t.like(body, { status: 'validated', differences: 1 });
-  const tieOut = await app.request('GET', `/api/v1/imports/${id}/tie-out/?differences=true`, { headers: direction() });
-  // HQ's deposits: 1 310 000 in the trial balance, 1 309 567 in the accounts file.
-  t.deepEqual(tieOut.body.results, [
-    {
-      branch_code: 'HQ',
-      account_code: '3711',
-      what: 'member deposits, product EPA',
-      trial_balance: '-1310000',
-      detail: '-1309567',
-      difference: String(-(1_310_000 - 1_309_567)),
-    },
-  ]);
-  // The opening entry would keep the detail on 3711 and put the difference on the suspense account 4780.
-  const hqEntry = (
-    body.dry_run as { opening_entries: { branch_code: string; debit: string; credit: string }[] }
-  ).opening_entries.find((entry) => entry.branch_code === 'HQ');
-  t.deepEqual(hqEntry, { branch_code: 'HQ', debit: '1410000', credit: '1410000' });
-  const xlsx = await fetch(`${app.baseUrl}/api/v1/imports/${id}/report/?format=xlsx`, { headers: direction() });
-  const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(await xlsx.arrayBuffer());
-  const sheet = workbook.getWorksheet('Tie-out')!;
-  t.deepEqual((sheet.getRow(3).values as string[]).slice(1), [
-    'HQ',
-    '3711',
-    'member deposits, product EPA',
-    '-1310000',
-    '-1309567',
-    '-433',
-  ]);
-  t.is(
-    (sheet.getRow(3).getCell(1).fill as ExcelJS.FillPattern).fgColor?.argb,
-    'FFFFC7CE',
-    'the difference is filled red',
-  );
-});
+test(
+  'a difference between the trial balance and the detail is ' +
+    'reported per branch and account, and named in the XLSX report',
+  async (t) => {
+    const { id, body } = await validatedImport(t, 'pipeline/trial-balance-off.csv');
+    t.like(body, { status: 'validated', differences: 1 });
+    const tieOut = await app.request('GET', `/api/v1/imports/${id}/tie-out/?differences=true`, {
+      headers: direction(),
+    });
+    // HQ's deposits: 1 310 000 in the trial balance, 1 309 567 in the accounts file.
+    t.deepEqual(tieOut.body.results, [
+      {
+        branch_code: 'HQ',
+        account_code: '3711',
+        what: 'member deposits, product EPA',
+        trial_balance: '-1310000',
+        detail: '-1309567',
+        difference: String(-(1_310_000 - 1_309_567)),
+      },
+    ]);
+    // The opening entry would keep the detail on 3711 and put the difference on the suspense account 4780.
+    const hqEntry = (
+      body.dry_run as { opening_entries: { branch_code: string; debit: string; credit: string }[] }
+    ).opening_entries.find((entry) => entry.branch_code === 'HQ');
+    t.deepEqual(hqEntry, { branch_code: 'HQ', debit: '1410000', credit: '1410000' });
+    const xlsx = await fetch(`${app.baseUrl}/api/v1/imports/${id}/report/?format=xlsx`, { headers: direction() });
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(await xlsx.arrayBuffer());
+    const sheet = workbook.getWorksheet('Tie-out')!;
+    t.deepEqual((sheet.getRow(3).values as string[]).slice(1), [
+      'HQ',
+      '3711',
+      'member deposits, product EPA',
+      '-1310000',
+      '-1309567',
+      '-433',
+    ]);
+    t.is(
+      (sheet.getRow(3).getCell(1).fill as ExcelJS.FillPattern).fgColor?.argb,
+      'FFFFC7CE',
+      'the difference is filled red',
+    );
+  },
+);
 
 test.serial(
-  'a small cooperative through the whole workflow: validated, tied out, applied under four eyes, reconciled, then cancelled',
+  'a small cooperative through the whole workflow: validated, ' +
+    'tied out, applied under four eyes, reconciled, then cancelled',
   (t) =>
     withWorker(
       knex,

@@ -98,11 +98,10 @@ test.serial(
           { number: 'T-001', contract_rate: '0.080000' },
           { number: 'T-002', contract_rate: null },
         ]);
-        const detail = await app.request(
-          'GET',
-          `/api/v1/members/accounts/${(await knex('comptes_clients').where({ import_id: id, number: 'T-001' }).first('id')).id as string}/`,
-          { headers: direction() },
-        );
+        const t001 = await knex('comptes_clients').where({ import_id: id, number: 'T-001' }).first('id');
+        const detail = await app.request('GET', `/api/v1/members/accounts/${t001.id as string}/`, {
+          headers: direction(),
+        });
         t.like(detail.body, { number: 'T-001', contract_rate: '0.08', maturity_date: '2026-11-30' }, detail.text);
         // November, 30 days: T-001's 900 000 at its 8 %, T-002's 600 000 at the product's 5 %.
         t.is(await grossOver(id, 'T-001', '2026-11-01', '2026-11-30'), monthOn(900_000, '0.08', 30));

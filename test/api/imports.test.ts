@@ -143,75 +143,83 @@ test('a template downloaded (XLSX and CSV) and uploaded back empty validates wit
   t.like(await validate(id), { status: 'validated', problems: 0 });
 });
 
-test('a good members and accounts pair (three date formats, French amounts in balances) validates clean and writes only staging', async (t) => {
-  const before = await outsideStaging();
-  const id = await newImport(t);
-  t.like((await upload(id, 'members', fixture('members-good.csv'))).body, {
-    files: [{ kind: 'members', format: 'csv', rows: 3 }],
-  });
-  t.is(
-    (await upload(id, 'member-accounts', fixture('member-accounts-good.csv'), 'application/octet-stream')).status,
-    200,
-  );
-  const validated = await validate(id);
-  t.deepEqual(await problemsOf(id), []);
-  t.like(validated, { status: 'validated', problems: 0 });
-  // The cells are kept as written: the quoted `;` of an address, the French amount.
-  const staged = await knex('import_rows')
-    .where({ import_id: id })
-    .orderBy(['kind', 'row_number'])
-    .select('kind', 'row_number', 'data');
-  t.is(staged.length, 7);
-  t.is(staged.find((row) => row.kind === 'members' && row.row_number === 4).data.address, 'Marché A; porte 3');
-  t.is(staged.find((row) => row.kind === 'member-accounts' && row.row_number === 2).data.balance, '1 234 567');
-  t.deepEqual(await outsideStaging(), before);
-});
+test(
+  'a good members and accounts pair (three date formats, French ' +
+    'amounts in balances) validates clean and writes only staging',
+  async (t) => {
+    const before = await outsideStaging();
+    const id = await newImport(t);
+    t.like((await upload(id, 'members', fixture('members-good.csv'))).body, {
+      files: [{ kind: 'members', format: 'csv', rows: 3 }],
+    });
+    t.is(
+      (await upload(id, 'member-accounts', fixture('member-accounts-good.csv'), 'application/octet-stream')).status,
+      200,
+    );
+    const validated = await validate(id);
+    t.deepEqual(await problemsOf(id), []);
+    t.like(validated, { status: 'validated', problems: 0 });
+    // The cells are kept as written: the quoted `;` of an address, the French amount.
+    const staged = await knex('import_rows')
+      .where({ import_id: id })
+      .orderBy(['kind', 'row_number'])
+      .select('kind', 'row_number', 'data');
+    t.is(staged.length, 7);
+    t.is(staged.find((row) => row.kind === 'members' && row.row_number === 4).data.address, 'Marché A; porte 3');
+    t.is(staged.find((row) => row.kind === 'member-accounts' && row.row_number === 2).data.balance, '1 234 567');
+    t.deepEqual(await outsideStaging(), before);
+  },
+);
 
-test("each bad row gets its problem: a member twice, another enterprise's member, a formula, bad dates, amounts and a negative balance", async (t) => {
-  const before = await outsideStaging();
-  const id = await newImport(t);
-  t.is((await upload(id, 'members', fixture('members-bad.csv'))).status, 200);
-  t.is((await upload(id, 'member-accounts', fixture('member-accounts-bad.csv'))).status, 200);
-  t.like(await validate(id), { status: 'rejected', problems: 15 });
-  t.deepEqual(
-    (await problemsOf(id)).sort(),
-    [
-      "member-accounts 2 member_number 'M-OTHER': neither in the members file nor a member of the enterprise",
-      "member-accounts 3 balance '-5000': negative: impossible in this column",
-      "member-accounts 4 balance '1 234,50': not a whole number of francs (XAF has no minor unit)",
-      "member-accounts 5 product_code 'XYZ': not a savings product of the enterprise",
-      "member-accounts 6 account_number 'B-005': twice in the file",
-      "member-accounts 7 account_number 'B-005': twice in the file",
-      'member-accounts 8 balance \'1.234.567\': not an amount: digits, thousands grouped by spaces, optionally ",00"',
-      "members 2 member_number 'M010': twice in the file",
-      "members 3 member_number 'M010': twice in the file",
-      "members 4 member_number 'M-EXIST': already a member of the enterprise",
-      "members 5 birth_date '1985/03/14': not a date: YYYY-MM-DD, DD/MM/YYYY or DD-MM-YYYY",
-      "members 6 first_name 'Luc': not for a legal entity",
-      "members 7 membership_date '=TODAY()': a formula: type the value itself (formulas are never evaluated)",
-      "members 8 branch_code 'ZZ': not a branch of the enterprise",
-      "members 8 membership_date '2026-11-20': after the cut-over date (2026-10-31)",
-    ].sort(),
-  );
-  t.deepEqual(await outsideStaging(), before);
+test(
+  "each bad row gets its problem: a member twice, another enterprise's " +
+    'member, a formula, bad dates, amounts and a negative balance',
+  async (t) => {
+    const before = await outsideStaging();
+    const id = await newImport(t);
+    t.is((await upload(id, 'members', fixture('members-bad.csv'))).status, 200);
+    t.is((await upload(id, 'member-accounts', fixture('member-accounts-bad.csv'))).status, 200);
+    t.like(await validate(id), { status: 'rejected', problems: 15 });
+    t.deepEqual(
+      (await problemsOf(id)).sort(),
+      [
+        "member-accounts 2 member_number 'M-OTHER': neither in the members file nor a member of the enterprise",
+        "member-accounts 3 balance '-5000': negative: impossible in this column",
+        "member-accounts 4 balance '1 234,50': not a whole number of francs (XAF has no minor unit)",
+        "member-accounts 5 product_code 'XYZ': not a savings product of the enterprise",
+        "member-accounts 6 account_number 'B-005': twice in the file",
+        "member-accounts 7 account_number 'B-005': twice in the file",
+        'member-accounts 8 balance \'1.234.567\': not an amount: digits, thousands grouped by spaces, optionally ",00"',
+        "members 2 member_number 'M010': twice in the file",
+        "members 3 member_number 'M010': twice in the file",
+        "members 4 member_number 'M-EXIST': already a member of the enterprise",
+        "members 5 birth_date '1985/03/14': not a date: YYYY-MM-DD, DD/MM/YYYY or DD-MM-YYYY",
+        "members 6 first_name 'Luc': not for a legal entity",
+        "members 7 membership_date '=TODAY()': a formula: type the value itself (formulas are never evaluated)",
+        "members 8 branch_code 'ZZ': not a branch of the enterprise",
+        "members 8 membership_date '2026-11-20': after the cut-over date (2026-10-31)",
+      ].sort(),
+    );
+    t.deepEqual(await outsideStaging(), before);
 
-  // The XLSX report: the problems, then each kind's rows with the rejected ones filled.
-  const report = await fetch(`${app.baseUrl}/api/v1/imports/${id}/report/?format=xlsx`, { headers: direction() });
-  t.is(report.status, 200);
-  const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(Buffer.from(await report.arrayBuffer()) as unknown as ArrayBuffer);
-  t.deepEqual(
-    workbook.worksheets.map((sheet) => sheet.name),
-    ['Problems', 'members', 'member-accounts'],
-  );
-  t.is(workbook.getWorksheet('Problems')!.rowCount, 1 + 15);
-  const members = workbook.getWorksheet('members')!;
-  const fillOf = (row: number) =>
-    (members.getRow(row).getCell(1).fill as ExcelJS.FillPattern | undefined)?.fgColor?.argb;
-  t.is(members.getRow(2).getCell(2).value, 'M010');
-  t.is(fillOf(2), 'FFFFC7CE', 'a rejected row is filled');
-  t.is(members.getRow(2).getCell(15).value, 'member_number: twice in the file');
-});
+    // The XLSX report: the problems, then each kind's rows with the rejected ones filled.
+    const report = await fetch(`${app.baseUrl}/api/v1/imports/${id}/report/?format=xlsx`, { headers: direction() });
+    t.is(report.status, 200);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(Buffer.from(await report.arrayBuffer()) as unknown as ArrayBuffer);
+    t.deepEqual(
+      workbook.worksheets.map((sheet) => sheet.name),
+      ['Problems', 'members', 'member-accounts'],
+    );
+    t.is(workbook.getWorksheet('Problems')!.rowCount, 1 + 15);
+    const members = workbook.getWorksheet('members')!;
+    const fillOf = (row: number) =>
+      (members.getRow(row).getCell(1).fill as ExcelJS.FillPattern | undefined)?.fgColor?.argb;
+    t.is(members.getRow(2).getCell(2).value, 'M010');
+    t.is(fillOf(2), 'FFFFC7CE', 'a rejected row is filled');
+    t.is(members.getRow(2).getCell(15).value, 'member_number: twice in the file');
+  },
+);
 
 /** A members workbook as a spreadsheet would save it: typed cells (dates, numbers) and whatever `extra` adds. */
 async function membersWorkbook(extra: (sheet: ExcelJS.Worksheet) => void = () => undefined): Promise<Buffer> {
@@ -266,147 +274,163 @@ async function membersWorkbook(extra: (sheet: ExcelJS.Worksheet) => void = () =>
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
 
-test('an XLSX workbook: typed cells read as text, a formula cell refused in the report and never evaluated', async (t) => {
-  const id = await newImport(t);
-  const uploaded = await upload(id, 'members', await membersWorkbook(), xlsxType);
-  t.like(uploaded.body, { files: [{ kind: 'members', format: 'xlsx', rows: 2 }] });
-  const staged = await knex('import_rows')
-    .where({ import_id: id, kind: 'members' })
-    .orderBy('row_number')
-    .select('data', 'formulas');
-  t.like(staged[0].data, { id_document_number: '123456', birth_date: '1988-02-29', membership_date: '2016-03-01' });
-  t.deepEqual(staged[1].formulas, ['membership_date']);
-  t.is(staged[1].data.membership_date, '', "the formula's cached result is not taken either");
-  t.like(await validate(id), { status: 'rejected', problems: 1 });
-  t.deepEqual(await problemsOf(id), [
-    "members 3 membership_date '': a formula: type the value itself (formulas are never evaluated)",
-  ]);
-});
+test(
+  'an XLSX workbook: typed cells read as text, a formula ' + 'cell refused in the report and never evaluated',
+  async (t) => {
+    const id = await newImport(t);
+    const uploaded = await upload(id, 'members', await membersWorkbook(), xlsxType);
+    t.like(uploaded.body, { files: [{ kind: 'members', format: 'xlsx', rows: 2 }] });
+    const staged = await knex('import_rows')
+      .where({ import_id: id, kind: 'members' })
+      .orderBy('row_number')
+      .select('data', 'formulas');
+    t.like(staged[0].data, { id_document_number: '123456', birth_date: '1988-02-29', membership_date: '2016-03-01' });
+    t.deepEqual(staged[1].formulas, ['membership_date']);
+    t.is(staged[1].data.membership_date, '', "the formula's cached result is not taken either");
+    t.like(await validate(id), { status: 'rejected', problems: 1 });
+    t.deepEqual(await problemsOf(id), [
+      "members 3 membership_date '': a formula: type the value itself (formulas are never evaluated)",
+    ]);
+  },
+);
 
-test('refused files: not XLSX or CSV, a sheet declaring too many rows or columns, a wrong header, a file over the size limit', async (t) => {
-  const id = await newImport(t);
-  t.is((await upload(id, 'members', fixture('members-good.csv'))).status, 200);
-  const refused = async (body: Uint8Array | string, contentType: string, message: RegExp) => {
-    const answer = await upload(id, 'members', body, contentType);
-    t.is(answer.status, 400, answer.text);
-    t.like(answer.body, { code: 'import_file_invalid', errors: [{ field: 'file' }] });
-    t.regex(answer.body.detail as string, message);
-  };
-  const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-  await refused(png, 'application/octet-stream', /neither an XLSX workbook nor a CSV/);
-  await refused(Buffer.from('PK\u0003\u0004 this is no workbook at all'), xlsxType, /not a readable XLSX workbook/);
-  // Zip bomb-ish workbooks: a cell far to the right, a row far below. Refused at that cell, whatever follows.
-  const farRight = (sheet: ExcelJS.Worksheet) => {
-    sheet.getRow(4).getCell(200).value = 'x';
-  };
-  const farBelow = (sheet: ExcelJS.Worksheet) => {
-    sheet.getRow(1_000_005).getCell(1).value = 'M999';
-  };
-  await refused(await membersWorkbook(farRight), xlsxType, /beyond column 64/);
-  await refused(await membersWorkbook(farBelow), xlsxType, /more than 1000000 data rows/);
-  await refused('member_number;branch;kind\n', 'text/csv', /columns the members template has not: branch/);
-  const pdf = await upload(id, 'members', '%PDF-1.4', 'application/pdf');
-  t.is(pdf.status, 415);
-  t.is(pdf.body.code, 'unsupported_media_type');
+test(
+  'refused files: not XLSX or CSV, a sheet declaring too many ' +
+    'rows or columns, a wrong header, a file over the size limit',
+  async (t) => {
+    const id = await newImport(t);
+    t.is((await upload(id, 'members', fixture('members-good.csv'))).status, 200);
+    const refused = async (body: Uint8Array | string, contentType: string, message: RegExp) => {
+      const answer = await upload(id, 'members', body, contentType);
+      t.is(answer.status, 400, answer.text);
+      t.like(answer.body, { code: 'import_file_invalid', errors: [{ field: 'file' }] });
+      t.regex(answer.body.detail as string, message);
+    };
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+    await refused(png, 'application/octet-stream', /neither an XLSX workbook nor a CSV/);
+    await refused(Buffer.from('PK\u0003\u0004 this is no workbook at all'), xlsxType, /not a readable XLSX workbook/);
+    // Zip bomb-ish workbooks: a cell far to the right, a row far below. Refused at that cell, whatever follows.
+    const farRight = (sheet: ExcelJS.Worksheet) => {
+      sheet.getRow(4).getCell(200).value = 'x';
+    };
+    const farBelow = (sheet: ExcelJS.Worksheet) => {
+      sheet.getRow(1_000_005).getCell(1).value = 'M999';
+    };
+    await refused(await membersWorkbook(farRight), xlsxType, /beyond column 64/);
+    await refused(await membersWorkbook(farBelow), xlsxType, /more than 1000000 data rows/);
+    await refused('member_number;branch;kind\n', 'text/csv', /columns the members template has not: branch/);
+    const pdf = await upload(id, 'members', '%PDF-1.4', 'application/pdf');
+    t.is(pdf.status, 415);
+    t.is(pdf.body.code, 'unsupported_media_type');
 
-  // Over the limit: refused by its declared length, and when streamed without one (chunked), at the first byte past it.
-  const huge = `${fixture('members-good.csv').toString()}${'x;'.repeat(limitBytes)}`;
-  const declared = await upload(id, 'members', huge);
-  t.is(declared.status, 413);
-  t.is(declared.body.code, 'payload_too_large');
-  const chunks = [
-    Buffer.from(fixture('members-good.csv')),
-    ...Array.from({ length: 20 }, () => Buffer.from('M9;HQ;natural_person\n'.repeat(400))),
-  ];
-  const streamed = await fetch(`${app.baseUrl}/api/v1/imports/${id}/files/members/`, {
-    method: 'PUT',
-    headers: { ...direction(), 'content-type': 'text/csv' },
-    duplex: 'half',
-    body: new ReadableStream({
-      pull: (controller) => {
-        const next = chunks.shift();
-        if (next === undefined) controller.close();
-        else controller.enqueue(next);
-      },
-    }),
-  } as RequestInit);
-  t.is(streamed.status, 413);
-  // The earlier upload stays whole.
-  const detail = await app.request('GET', `/api/v1/imports/${id}/`, { headers: direction() });
-  t.like(detail.body, { files: [{ kind: 'members', format: 'csv', rows: 3 }] });
-  t.is(Number((await knex('import_rows').where({ import_id: id }).count({ count: '*' }).first())!.count), 3);
-});
+    // Over the limit: refused by its declared length, and when streamed without one (chunked), at the first byte past
+    // it.
+    const huge = `${fixture('members-good.csv').toString()}${'x;'.repeat(limitBytes)}`;
+    const declared = await upload(id, 'members', huge);
+    t.is(declared.status, 413);
+    t.is(declared.body.code, 'payload_too_large');
+    const chunks = [
+      Buffer.from(fixture('members-good.csv')),
+      ...Array.from({ length: 20 }, () => Buffer.from('M9;HQ;natural_person\n'.repeat(400))),
+    ];
+    const streamed = await fetch(`${app.baseUrl}/api/v1/imports/${id}/files/members/`, {
+      method: 'PUT',
+      headers: { ...direction(), 'content-type': 'text/csv' },
+      duplex: 'half',
+      body: new ReadableStream({
+        pull: (controller) => {
+          const next = chunks.shift();
+          if (next === undefined) controller.close();
+          else controller.enqueue(next);
+        },
+      }),
+    } as RequestInit);
+    t.is(streamed.status, 413);
+    // The earlier upload stays whole.
+    const detail = await app.request('GET', `/api/v1/imports/${id}/`, { headers: direction() });
+    t.like(detail.body, { files: [{ kind: 'members', format: 'csv', rows: 3 }] });
+    t.is(Number((await knex('import_rows').where({ import_id: id }).count({ count: '*' }).first())!.count), 3);
+  },
+);
 
-test("an import is the whole enterprise's: direction or admin only, another enterprise's is 404, the cut-over on or before the business date", async (t) => {
-  const id = await newImport(t);
-  const late = await app.request('POST', '/api/v1/imports/', {
-    headers: direction(),
-    json: { enterprise: world.enterpriseId, cut_over_date: '2026-11-27' },
-  });
-  t.is(late.status, 400);
-  t.like(late.body, { errors: [{ field: 'cut_over_date' }] });
-  for (const user of ['cashier', 'branch_head']) {
-    const headers = world.users[user]!.headers;
-    t.is((await app.request('GET', `/api/v1/imports/${id}/`, { headers })).status, 403, user);
+test(
+  "an import is the whole enterprise's: direction or admin only, another " +
+    "enterprise's is 404, the cut-over on or before the business date",
+  async (t) => {
+    const id = await newImport(t);
+    const late = await app.request('POST', '/api/v1/imports/', {
+      headers: direction(),
+      json: { enterprise: world.enterpriseId, cut_over_date: '2026-11-27' },
+    });
+    t.is(late.status, 400);
+    t.like(late.body, { errors: [{ field: 'cut_over_date' }] });
+    for (const user of ['cashier', 'branch_head']) {
+      const headers = world.users[user]!.headers;
+      t.is((await app.request('GET', `/api/v1/imports/${id}/`, { headers })).status, 403, user);
+      t.is(
+        (
+          await app.request('POST', '/api/v1/imports/', {
+            headers,
+            json: { enterprise: world.enterpriseId, cut_over_date: '2026-10-31' },
+          })
+        ).status,
+        403,
+        user,
+      );
+    }
+    const stranger = other.users.direction!.headers;
+    t.is((await app.request('GET', `/api/v1/imports/${id}/`, { headers: stranger })).status, 404);
+    t.is(
+      (
+        await app.request('PUT', `/api/v1/imports/${id}/files/members/`, {
+          headers: { ...stranger, 'content-type': 'text/csv' },
+          body: fixture('members-good.csv'),
+        })
+      ).status,
+      404,
+    );
+    t.is((await app.request('POST', `/api/v1/imports/${id}/validation/`, { headers: stranger })).status, 404);
+    t.is((await app.request('GET', `/api/v1/imports/${id}/report/`, { headers: stranger })).status, 404);
     t.is(
       (
         await app.request('POST', '/api/v1/imports/', {
-          headers,
+          headers: stranger,
           json: { enterprise: world.enterpriseId, cut_over_date: '2026-10-31' },
         })
       ).status,
-      403,
-      user,
+      404,
     );
-  }
-  const stranger = other.users.direction!.headers;
-  t.is((await app.request('GET', `/api/v1/imports/${id}/`, { headers: stranger })).status, 404);
-  t.is(
-    (
-      await app.request('PUT', `/api/v1/imports/${id}/files/members/`, {
-        headers: { ...stranger, 'content-type': 'text/csv' },
-        body: fixture('members-good.csv'),
-      })
-    ).status,
-    404,
-  );
-  t.is((await app.request('POST', `/api/v1/imports/${id}/validation/`, { headers: stranger })).status, 404);
-  t.is((await app.request('GET', `/api/v1/imports/${id}/report/`, { headers: stranger })).status, 404);
-  t.is(
-    (
-      await app.request('POST', '/api/v1/imports/', {
-        headers: stranger,
-        json: { enterprise: world.enterpriseId, cut_over_date: '2026-10-31' },
-      })
-    ).status,
-    404,
-  );
-  const theirs = await app.request('GET', '/api/v1/imports/', { headers: stranger });
-  t.is(theirs.body.count, 0);
-  const ours = await app.request('GET', `/api/v1/imports/?enterprise=${world.enterpriseId}&status=uploaded`, {
-    headers: direction(),
-  });
-  t.true((ours.body.results as { id: string }[]).some((row) => row.id === id));
-});
+    const theirs = await app.request('GET', '/api/v1/imports/', { headers: stranger });
+    t.is(theirs.body.count, 0);
+    const ours = await app.request('GET', `/api/v1/imports/?enterprise=${world.enterpriseId}&status=uploaded`, {
+      headers: direction(),
+    });
+    t.true((ours.body.results as { id: string }[]).some((row) => row.id === id));
+  },
+);
 
-test('a validation whose step fails for a reason of the system leaves the import failed, never validating; a validated import is left as it is', async (t) => {
-  const id = await newImport(t);
-  t.is((await upload(id, 'members', fixture('members-good.csv'))).status, 200);
-  const direction = world.users.direction!;
-  const asked = { importId: id, requestedBy: direction.id, requestId: null };
-  // What the workflow does when a step fails past its retries (workflows/import.workflow.ts).
-  await markImportValidating(testActivityContext(knex), { userId: direction.id, grants: [], requestId: 'test' }, id);
-  await markImportFailed(testActivityContext(knex), { ...asked, failure: 'the database was lost' });
-  t.like((await app.request('GET', `/api/v1/imports/${id}/`, { headers: direction.headers })).body, {
-    status: 'failed',
-    problems: 0,
-  });
-  const audited = await knex('audit_events')
-    .where({ entity_id: id, action: 'import.validation_failed' })
-    .first('details');
-  t.like(audited?.details, { failure: 'the database was lost' });
-  // Asked again, it validates; a late failure of the earlier run then changes nothing.
-  t.like(await validate(id), { status: 'validated', problems: 0 });
-  await markImportFailed(testActivityContext(knex), { ...asked, failure: 'late' });
-  t.is((await knex('imports').where({ id }).first('status')).status, 'validated');
-});
+test(
+  'a validation whose step fails for a reason of the system leaves the ' +
+    'import failed, never validating; a validated import is left as it is',
+  async (t) => {
+    const id = await newImport(t);
+    t.is((await upload(id, 'members', fixture('members-good.csv'))).status, 200);
+    const direction = world.users.direction!;
+    const asked = { importId: id, requestedBy: direction.id, requestId: null };
+    // What the workflow does when a step fails past its retries (workflows/import.workflow.ts).
+    await markImportValidating(testActivityContext(knex), { userId: direction.id, grants: [], requestId: 'test' }, id);
+    await markImportFailed(testActivityContext(knex), { ...asked, failure: 'the database was lost' });
+    t.like((await app.request('GET', `/api/v1/imports/${id}/`, { headers: direction.headers })).body, {
+      status: 'failed',
+      problems: 0,
+    });
+    const audited = await knex('audit_events')
+      .where({ entity_id: id, action: 'import.validation_failed' })
+      .first('details');
+    t.like(audited?.details, { failure: 'the database was lost' });
+    // Asked again, it validates; a late failure of the earlier run then changes nothing.
+    t.like(await validate(id), { status: 'validated', problems: 0 });
+    await markImportFailed(testActivityContext(knex), { ...asked, failure: 'late' });
+    t.is((await knex('imports').where({ id }).first('status')).status, 'validated');
+  },
+);

@@ -144,7 +144,8 @@ test.serial('the other branch under till control: its cashier opens a till sessi
 });
 
 test.serial(
-  "a deposit and a withdrawal at the other branch's till: the till and the account move, each branch balances through 45200, which nets to zero",
+  "a deposit and a withdrawal at the other branch's till: the till and the " +
+    'account move, each branch balances through 45200, which nets to zero',
   async (t) => {
     const account = await headOfficeAccount('100000');
     const found = await lookup(account.number);
@@ -261,7 +262,8 @@ test.serial(
 );
 
 test.serial(
-  "a withdrawal at another branch follows the account's rules: short funds, the same branch, no session, nothing posted",
+  "a withdrawal at another branch follows the account's rules: " +
+    'short funds, the same branch, no session, nothing posted',
   async (t) => {
     const account = await headOfficeAccount('60000');
     const minimum = (await knex('savings_products').where({ id: world.savingsProductId }).first('minimum_balance'))
@@ -299,7 +301,8 @@ test.serial(
 );
 
 test.serial(
-  "isolation: the other branch's cashier serves the account but reads neither the head office's members nor its statements",
+  "isolation: the other branch's cashier serves the account but " +
+    "reads neither the head office's members nor its statements",
   async (t) => {
     const account = await headOfficeAccount('40000');
     const made = await serve('deposit', { account: account.id, amount: '1000' });
@@ -371,7 +374,8 @@ test.serial(
 );
 
 test.serial(
-  "from the threshold a withdrawal at another branch waits for that branch's head, then is made once from the maker's till",
+  'from the threshold a withdrawal at another branch waits for ' +
+    "that branch's head, then is made once from the maker's till",
   async (t) => {
     const account = await headOfficeAccount('9000000');
     const tillBefore = Number(await ledgerBalance(tillAccount, world.otherBranch));

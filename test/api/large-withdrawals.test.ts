@@ -146,7 +146,8 @@ test.serial('a rejected large withdrawal posts nothing', async (t) => {
 });
 
 test.serial(
-  "the account's rules are checked when asked and again at the approval: a refusal then fails the request, nothing posted",
+  "the account's rules are checked when asked and again at the " +
+    'approval: a refusal then fails the request, nothing posted',
   async (t) => {
     const account = await openSavingsAccount(world, await memberOf(world), '9000000');
     const tooMuch = await withdraw(account, '9500000');

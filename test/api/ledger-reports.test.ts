@@ -95,10 +95,12 @@ const postings: Posting[] = [
   },
 ];
 
+/** How many of the postings up to `index` (included) are in `journal`. */
+const journalCountUpTo = (index: number, journal: string) =>
+  postings.slice(0, index + 1).filter((p) => p.journal === journal).length;
 /** Each posting's printed number: its journal's count in posting order. */
 const numbers = postings.map(
-  (posting, index) =>
-    `${posting.journal}-2026-${String(postings.slice(0, index + 1).filter((p) => p.journal === posting.journal).length).padStart(6, '0')}`,
+  (posting, index) => `${posting.journal}-2026-${String(journalCountUpTo(index, posting.journal)).padStart(6, '0')}`,
 );
 
 const text = (amount: number) => String(amount);
@@ -197,180 +199,196 @@ const ledgerFigures = (body: {
     movements: movements.map(({ date, number, debit, credit, balance }) => ({ date, number, debit, credit, balance })),
   }));
 
-test('general ledger of class 5 for March: openings, running balances and closings to the franc, consolidated and per branch', async (t) => {
-  const accountant = await bearer(app, 'accountant');
-  const march = await app.request(
-    'GET',
-    ledgerPath('account_from=5&account_to=5&date_from=2026-03-01&date_to=2026-03-31'),
-    { headers: accountant },
-  );
-  t.is(march.status, 200, march.text);
-  t.deepEqual(ledgerFigures(march.body), [
-    expectedLedger('56090', '2026-03-01', '2026-03-31'),
-    expectedLedger('5710', '2026-03-01', '2026-03-31'),
-  ]);
-  // By hand: the bank opens at 400 000 (February's deposit), the vault at 600 000; March moves 400 000 in and 102 500
-  // out.
-  t.like(march.body.accounts[0], {
-    opening_balance: '400000',
-    closing_balance: '297500',
-    movement_debit: '0',
-    movement_credit: '102500',
-  });
-  t.like(march.body.totals, {
-    opening_debit: '1000000',
-    opening_credit: '0',
-    movement_debit: '400000',
-    movement_credit: '102500',
-    closing_debit: '1297500',
-    closing_credit: '0',
-  });
-  t.like(march.body, { provisional: false, branch: null, date_from: '2026-03-01', account_from: '5', account_to: '5' });
-  t.is(march.body.accounts[1].movements[0].journal, 'BQ');
-  t.is(march.body.accounts[1].movements[1].branch, 'GLRM');
+test(
+  'general ledger of class 5 for March: openings, running balances ' +
+    'and closings to the franc, consolidated and per branch',
+  async (t) => {
+    const accountant = await bearer(app, 'accountant');
+    const march = await app.request(
+      'GET',
+      ledgerPath('account_from=5&account_to=5&date_from=2026-03-01&date_to=2026-03-31'),
+      { headers: accountant },
+    );
+    t.is(march.status, 200, march.text);
+    t.deepEqual(ledgerFigures(march.body), [
+      expectedLedger('56090', '2026-03-01', '2026-03-31'),
+      expectedLedger('5710', '2026-03-01', '2026-03-31'),
+    ]);
+    // By hand: the bank opens at 400 000 (February's deposit), the vault at 600 000; March moves 400 000 in and 102 500
+    // out.
+    t.like(march.body.accounts[0], {
+      opening_balance: '400000',
+      closing_balance: '297500',
+      movement_debit: '0',
+      movement_credit: '102500',
+    });
+    t.like(march.body.totals, {
+      opening_debit: '1000000',
+      opening_credit: '0',
+      movement_debit: '400000',
+      movement_credit: '102500',
+      closing_debit: '1297500',
+      closing_credit: '0',
+    });
+    t.like(march.body, {
+      provisional: false,
+      branch: null,
+      date_from: '2026-03-01',
+      account_from: '5',
+      account_to: '5',
+    });
+    t.is(march.body.accounts[1].movements[0].journal, 'BQ');
+    t.is(march.body.accounts[1].movements[1].branch, 'GLRM');
 
-  const hq = await app.request(
-    'GET',
-    ledgerPath(`account_from=5710&account_to=5710&date_from=2026-03-01&date_to=2026-04-30&branch=${headOffice}`),
-    { headers: accountant },
-  );
-  t.deepEqual(ledgerFigures(hq.body), [expectedLedger('5710', '2026-03-01', '2026-04-30', ['hq'])]);
+    const hq = await app.request(
+      'GET',
+      ledgerPath(`account_from=5710&account_to=5710&date_from=2026-03-01&date_to=2026-04-30&branch=${headOffice}`),
+      { headers: accountant },
+    );
+    t.deepEqual(ledgerFigures(hq.body), [expectedLedger('5710', '2026-03-01', '2026-04-30', ['hq'])]);
 
-  // A cashier of the market reads the market's lines only, and no other branch.
-  await createUser(knex, 'market-cashier', [{ role: 'cashier', enterpriseId, branchId: market }]);
-  const cashier = await bearer(app, 'market-cashier');
-  const seen = await app.request('GET', ledgerPath('date_from=2026-01-01&date_to=2026-12-31'), { headers: cashier });
-  t.deepEqual(ledgerFigures(seen.body), [
-    expectedLedger('10000', '2026-01-01', '2026-12-31', ['market']),
-    expectedLedger('5710', '2026-01-01', '2026-12-31', ['market']),
-  ]);
-  t.is(
-    (
-      await app.request('GET', ledgerPath(`date_from=2026-01-01&date_to=2026-12-31&branch=${headOffice}`), {
-        headers: cashier,
-      })
-    ).status,
-    404,
-  );
-  const [other] = await knex('enterprises')
-    .insert({ code: 'GLO', name: 'Other', legal_form: 'C', country: 'CM' })
-    .returning('id');
-  await createUser(knex, 'outsider', [{ role: 'auditor', enterpriseId: other.id, branchId: null }]);
-  t.is(
-    (
-      await app.request('GET', ledgerPath('date_from=2026-01-01&date_to=2026-12-31'), {
-        headers: await bearer(app, 'outsider'),
-      })
-    ).status,
-    404,
-  );
-});
+    // A cashier of the market reads the market's lines only, and no other branch.
+    await createUser(knex, 'market-cashier', [{ role: 'cashier', enterpriseId, branchId: market }]);
+    const cashier = await bearer(app, 'market-cashier');
+    const seen = await app.request('GET', ledgerPath('date_from=2026-01-01&date_to=2026-12-31'), { headers: cashier });
+    t.deepEqual(ledgerFigures(seen.body), [
+      expectedLedger('10000', '2026-01-01', '2026-12-31', ['market']),
+      expectedLedger('5710', '2026-01-01', '2026-12-31', ['market']),
+    ]);
+    t.is(
+      (
+        await app.request('GET', ledgerPath(`date_from=2026-01-01&date_to=2026-12-31&branch=${headOffice}`), {
+          headers: cashier,
+        })
+      ).status,
+      404,
+    );
+    const [other] = await knex('enterprises')
+      .insert({ code: 'GLO', name: 'Other', legal_form: 'C', country: 'CM' })
+      .returning('id');
+    await createUser(knex, 'outsider', [{ role: 'auditor', enterpriseId: other.id, branchId: null }]);
+    t.is(
+      (
+        await app.request('GET', ledgerPath('date_from=2026-01-01&date_to=2026-12-31'), {
+          headers: await bearer(app, 'outsider'),
+        })
+      ).status,
+      404,
+    );
+  },
+);
 
-test("the general ledger of every account adds up to the trial balance's six columns over the same period", async (t) => {
-  const [ledger, trial] = await Promise.all([
-    app.request('GET', ledgerPath('date_from=2026-03-01&date_to=2026-03-31'), { headers: root }),
-    app.request('GET', `/api/v1/accounts/charts/${chartId}/trial-balance/?date=2026-03-31&date_from=2026-03-01`, {
+test(
+  'the general ledger of every account adds up to the ' + "trial balance's six columns over the same period",
+  async (t) => {
+    const [ledger, trial] = await Promise.all([
+      app.request('GET', ledgerPath('date_from=2026-03-01&date_to=2026-03-31'), { headers: root }),
+      app.request('GET', `/api/v1/accounts/charts/${chartId}/trial-balance/?date=2026-03-31&date_from=2026-03-01`, {
+        headers: root,
+      }),
+    ]);
+    const { debit: _debit, credit: _credit, balanced: _balanced, ...sixColumns } = trial.body.totals;
+    t.deepEqual(ledger.body.totals, sixColumns);
+    t.deepEqual(
+      ledger.body.accounts.map((account: { account: string }) => account.account),
+      ['10000', '422', '56090', '5710', '626'],
+    );
+    t.deepEqual(
+      ledgerFigures(ledger.body).find((account) => account.account === '626'),
+      expectedLedger('626', '2026-03-01', '2026-03-31'),
+    );
+  },
+);
+
+test(
+  'general ledger: a later year carries the open year ' + 'by computation; bad periods and ranges are named',
+  async (t) => {
+    const created = await app.request('POST', '/api/v1/enterprise/exercices/', {
       headers: root,
-    }),
-  ]);
-  const { debit: _debit, credit: _credit, balanced: _balanced, ...sixColumns } = trial.body.totals;
-  t.deepEqual(ledger.body.totals, sixColumns);
-  t.deepEqual(
-    ledger.body.accounts.map((account: { account: string }) => account.account),
-    ['10000', '422', '56090', '5710', '626'],
-  );
-  t.deepEqual(
-    ledgerFigures(ledger.body).find((account) => account.account === '626'),
-    expectedLedger('626', '2026-03-01', '2026-03-31'),
-  );
-});
-
-test('general ledger: a later year carries the open year by computation; bad periods and ranges are named', async (t) => {
-  const created = await app.request('POST', '/api/v1/enterprise/exercices/', {
-    headers: root,
-    json: { enterprise: enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' },
-  });
-  t.is(created.status, 201, created.text);
-  await inTransaction(knex, (trx) =>
-    postJournalEntry(trx, {
-      enterpriseId,
-      branchId: headOffice,
-      entryDate: '2027-01-10',
-      journal: 'OD',
-      description: 'Fees of 2027',
-      createdBy: null,
-      lines: [
-        { account: '626', debit: new Money(1_000), credit: new Money(0) },
-        { account: '5710', debit: new Money(0), credit: new Money(1_000) },
-      ],
-    }),
-  );
-  const january = await app.request(
-    'GET',
-    ledgerPath('account_from=5710&account_to=626&date_from=2027-01-01&date_to=2027-01-31'),
-    { headers: root },
-  );
-  const vault2026 = expectedLedger('5710', '2026-01-01', '2026-12-31');
-  t.like(january.body, { provisional: true, open_exercices: ['2026'] });
-  // The vault opens 2027 with its 2026 closing; an expense account (class 6) opens at zero (its 2026 result is carried
-  // in 13).
-  t.deepEqual(ledgerFigures(january.body), [
-    {
-      account: '5710',
-      opening_balance: vault2026.closing_balance,
-      closing_balance: text(Number(vault2026.closing_balance) - 1_000),
-      movements: [
-        {
-          date: '2027-01-10',
-          number: 'OD-2027-000001',
-          debit: '0',
-          credit: '1000',
-          balance: text(Number(vault2026.closing_balance) - 1_000),
-        },
-      ],
-    },
-    {
-      account: '626',
-      opening_balance: '0',
-      closing_balance: '1000',
-      movements: [{ date: '2027-01-10', number: 'OD-2027-000001', debit: '1000', credit: '0', balance: '1000' }],
-    },
-  ]);
-  t.like((await app.request('GET', ledgerPath('date_from=2026-12-01&date_to=2027-01-31'), { headers: root })).body, {
-    code: 'ledger_period_across_years',
-    errors: [{ field: 'date_from' }],
-  });
-  t.like((await app.request('GET', ledgerPath('date_from=2019-01-01&date_to=2019-01-31'), { headers: root })).body, {
-    code: 'no_exercice_for_date',
-    errors: [{ field: 'date_to' }],
-  });
-  t.is(
-    (await app.request('GET', ledgerPath('date_from=2026-03-02&date_to=2026-03-01'), { headers: root })).body.errors[0]
-      .field,
-    'date_to',
-  );
-  t.is(
-    (
-      await app.request('GET', ledgerPath('account_from=57&account_to=56&date_from=2026-03-01&date_to=2026-03-31'), {
-        headers: root,
-      })
-    ).body.errors[0].field,
-    'account_to',
-  );
-  t.is(
-    (
-      await app.request('GET', ledgerPath('account_from==1+1&date_from=2026-03-01&date_to=2026-03-31'), {
-        headers: root,
-      })
-    ).body.errors[0].field,
-    'account_from',
-  );
-  t.is(
-    (await app.request('GET', ledgerPath('date_from=2026-03-01&date_to=2026-03-31&format=pdf'), { headers: root })).body
-      .errors[0].field,
-    'format',
-  );
-});
+      json: { enterprise: enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' },
+    });
+    t.is(created.status, 201, created.text);
+    await inTransaction(knex, (trx) =>
+      postJournalEntry(trx, {
+        enterpriseId,
+        branchId: headOffice,
+        entryDate: '2027-01-10',
+        journal: 'OD',
+        description: 'Fees of 2027',
+        createdBy: null,
+        lines: [
+          { account: '626', debit: new Money(1_000), credit: new Money(0) },
+          { account: '5710', debit: new Money(0), credit: new Money(1_000) },
+        ],
+      }),
+    );
+    const january = await app.request(
+      'GET',
+      ledgerPath('account_from=5710&account_to=626&date_from=2027-01-01&date_to=2027-01-31'),
+      { headers: root },
+    );
+    const vault2026 = expectedLedger('5710', '2026-01-01', '2026-12-31');
+    t.like(january.body, { provisional: true, open_exercices: ['2026'] });
+    // The vault opens 2027 with its 2026 closing; an expense account (class 6) opens at zero (its 2026 result is
+    // carried in 13).
+    t.deepEqual(ledgerFigures(january.body), [
+      {
+        account: '5710',
+        opening_balance: vault2026.closing_balance,
+        closing_balance: text(Number(vault2026.closing_balance) - 1_000),
+        movements: [
+          {
+            date: '2027-01-10',
+            number: 'OD-2027-000001',
+            debit: '0',
+            credit: '1000',
+            balance: text(Number(vault2026.closing_balance) - 1_000),
+          },
+        ],
+      },
+      {
+        account: '626',
+        opening_balance: '0',
+        closing_balance: '1000',
+        movements: [{ date: '2027-01-10', number: 'OD-2027-000001', debit: '1000', credit: '0', balance: '1000' }],
+      },
+    ]);
+    t.like((await app.request('GET', ledgerPath('date_from=2026-12-01&date_to=2027-01-31'), { headers: root })).body, {
+      code: 'ledger_period_across_years',
+      errors: [{ field: 'date_from' }],
+    });
+    t.like((await app.request('GET', ledgerPath('date_from=2019-01-01&date_to=2019-01-31'), { headers: root })).body, {
+      code: 'no_exercice_for_date',
+      errors: [{ field: 'date_to' }],
+    });
+    t.is(
+      (await app.request('GET', ledgerPath('date_from=2026-03-02&date_to=2026-03-01'), { headers: root })).body
+        .errors[0].field,
+      'date_to',
+    );
+    t.is(
+      (
+        await app.request('GET', ledgerPath('account_from=57&account_to=56&date_from=2026-03-01&date_to=2026-03-31'), {
+          headers: root,
+        })
+      ).body.errors[0].field,
+      'account_to',
+    );
+    t.is(
+      (
+        await app.request('GET', ledgerPath('account_from==1+1&date_from=2026-03-01&date_to=2026-03-31'), {
+          headers: root,
+        })
+      ).body.errors[0].field,
+      'account_from',
+    );
+    t.is(
+      (await app.request('GET', ledgerPath('date_from=2026-03-01&date_to=2026-03-31&format=pdf'), { headers: root }))
+        .body.errors[0].field,
+      'format',
+    );
+  },
+);
 
 async function download(path: string, headers: Record<string, string>) {
   const response = await fetch(`${app.baseUrl}${path}`, { headers });
@@ -429,102 +447,107 @@ test("the general ledger downloads as CSV and XLSX with the JSON's running balan
 
 const bookPath = (query: string) => `/api/v1/accounts/journal-book/?enterprise=${enterpriseId}&${query}`;
 
-test('journal book of March: entries in date, journal and number order with their lines, totals per journal; filtered by day, journal, branch and user', async (t) => {
-  const auditor =
-    (await createUser(knex, 'auditor', [{ role: 'auditor', enterpriseId, branchId: null }]),
-    await bearer(app, 'auditor'));
-  const book = await app.request('GET', bookPath('date_from=2026-03-01&date_to=2026-03-31'), { headers: auditor });
-  t.is(book.status, 200, book.text);
-  const inMarch = postings
-    .map((posting, index) => ({ ...posting, number: numbers[index]! }))
-    .filter((posting) => posting.date >= '2026-03-01' && posting.date <= '2026-03-31')
-    .sort(
-      (a, b) => a.date.localeCompare(b.date) || a.journal.localeCompare(b.journal) || a.number.localeCompare(b.number),
+test(
+  'journal book of March: entries in date, journal and number order with ' +
+    'their lines, totals per journal; filtered by day, journal, branch and user',
+  async (t) => {
+    const auditor =
+      (await createUser(knex, 'auditor', [{ role: 'auditor', enterpriseId, branchId: null }]),
+      await bearer(app, 'auditor'));
+    const book = await app.request('GET', bookPath('date_from=2026-03-01&date_to=2026-03-31'), { headers: auditor });
+    t.is(book.status, 200, book.text);
+    const inMarch = postings
+      .map((posting, index) => ({ ...posting, number: numbers[index]! }))
+      .filter((posting) => posting.date >= '2026-03-01' && posting.date <= '2026-03-31')
+      .sort(
+        (a, b) =>
+          a.date.localeCompare(b.date) || a.journal.localeCompare(b.journal) || a.number.localeCompare(b.number),
+      );
+    type BookEntry = {
+      date: string;
+      number: string;
+      debit: string;
+      lines: { account: string; debit: string; credit: string }[];
+    };
+    const entryFigures = (entry: BookEntry) => [
+      entry.date,
+      entry.number,
+      entry.debit,
+      entry.lines.map(({ account, debit, credit }) => ({ account, debit, credit })),
+    ];
+    t.deepEqual(
+      book.body.entries.map(entryFigures),
+      inMarch.map((posting) => [
+        posting.date,
+        posting.number,
+        text(posting.debit[1]),
+        [
+          { account: posting.debit[0], debit: text(posting.debit[1]), credit: '0' },
+          { account: posting.credit[0], debit: '0', credit: text(posting.credit[1]) },
+        ],
+      ]),
     );
-  type BookEntry = {
-    date: string;
-    number: string;
-    debit: string;
-    lines: { account: string; debit: string; credit: string }[];
-  };
-  const entryFigures = (entry: BookEntry) => [
-    entry.date,
-    entry.number,
-    entry.debit,
-    entry.lines.map(({ account, debit, credit }) => ({ account, debit, credit })),
-  ];
-  t.deepEqual(
-    book.body.entries.map(entryFigures),
-    inMarch.map((posting) => [
-      posting.date,
-      posting.number,
-      text(posting.debit[1]),
-      [
-        { account: posting.debit[0], debit: text(posting.debit[1]), credit: '0' },
-        { account: posting.credit[0], debit: '0', credit: text(posting.credit[1]) },
-      ],
-    ]),
-  );
-  const sumOf = (some: readonly Posting[], side: 'debit' | 'credit') =>
-    text(some.reduce((sum, posting) => sum + posting[side][1], 0));
-  const perJournal = (journal: string) => inMarch.filter((posting) => posting.journal === journal);
-  type Totals = { journal: string; entries: number; debit: string; credit: string };
-  t.deepEqual(
-    book.body.journals.map((journal: Totals) => [journal.journal, journal.entries, journal.debit, journal.credit]),
-    ['BQ', 'CAI', 'OD'].map((journal) => [
-      journal,
-      perJournal(journal).length,
-      sumOf(perJournal(journal), 'debit'),
-      sumOf(perJournal(journal), 'credit'),
-    ]),
-  );
-  t.deepEqual(book.body.totals, {
-    entries: inMarch.length,
-    debit: sumOf(inMarch, 'debit'),
-    credit: sumOf(inMarch, 'credit'),
-  });
-
-  const numbersOf = async (query: string) =>
-    (await app.request('GET', bookPath(query), { headers: auditor })).body.entries.map(
-      (entry: { number: string }) => entry.number,
+    const sumOf = (some: readonly Posting[], side: 'debit' | 'credit') =>
+      text(some.reduce((sum, posting) => sum + posting[side][1], 0));
+    const perJournal = (journal: string) => inMarch.filter((posting) => posting.journal === journal);
+    type Totals = { journal: string; entries: number; debit: string; credit: string };
+    t.deepEqual(
+      book.body.journals.map((journal: Totals) => [journal.journal, journal.entries, journal.debit, journal.credit]),
+      ['BQ', 'CAI', 'OD'].map((journal) => [
+        journal,
+        perJournal(journal).length,
+        sumOf(perJournal(journal), 'debit'),
+        sumOf(perJournal(journal), 'credit'),
+      ]),
     );
-  t.deepEqual(await numbersOf('date_from=2026-03-20&date_to=2026-03-20'), [numbers[3]]);
-  t.deepEqual(await numbersOf('date_from=2026-03-01&date_to=2026-03-31&journal=OD'), [numbers[2], numbers[4]]);
-  t.deepEqual(await numbersOf(`date_from=2026-01-01&date_to=2026-12-31&branch=${market}`), [numbers[3]]);
-  t.deepEqual(await numbersOf(`date_from=2026-01-01&date_to=2026-12-31&user=${accountantId}`), [numbers[4]]);
-  t.is(
-    (
-      await app.request('GET', bookPath(`date_from=2026-01-01&date_to=2026-12-31&user=${accountantId}`), {
-        headers: auditor,
-      })
-    ).body.entries[0].user,
-    'accountant',
-  );
-  t.is(
-    (await app.request('GET', bookPath('date_from=2026-03-02&date_to=2026-03-01'), { headers: auditor })).body.errors[0]
-      .field,
-    'date_to',
-  );
-  t.is(
-    (await app.request('GET', bookPath('date_from=2026-03-01&date_to=2026-03-31&journal=cai'), { headers: auditor }))
-      .body.errors[0].field,
-    'journal',
-  );
+    t.deepEqual(book.body.totals, {
+      entries: inMarch.length,
+      debit: sumOf(inMarch, 'debit'),
+      credit: sumOf(inMarch, 'credit'),
+    });
 
-  const csv = (await download(bookPath('date_from=2026-03-01&date_to=2026-03-31&format=csv'), auditor)).bytes.toString(
-    'utf8',
-  );
-  const lines = csv.split('\r\n').map((line) => line.split(';'));
-  t.deepEqual(
-    lines.filter((line) => /^2026-03-\d\d$/.test(line[0]!)).map((line) => [line[2], line[6], line[8], line[9]]),
-    inMarch.flatMap((posting) => [
-      [posting.number, posting.debit[0], text(posting.debit[1]), '0'],
-      [posting.number, posting.credit[0], '0', text(posting.credit[1])],
-    ]),
-  );
-  t.deepEqual(lines.find((line) => line[1] === 'Total')!.slice(2, 5), [
-    String(inMarch.length),
-    text(452_500),
-    text(452_500),
-  ]);
-});
+    const numbersOf = async (query: string) =>
+      (await app.request('GET', bookPath(query), { headers: auditor })).body.entries.map(
+        (entry: { number: string }) => entry.number,
+      );
+    t.deepEqual(await numbersOf('date_from=2026-03-20&date_to=2026-03-20'), [numbers[3]]);
+    t.deepEqual(await numbersOf('date_from=2026-03-01&date_to=2026-03-31&journal=OD'), [numbers[2], numbers[4]]);
+    t.deepEqual(await numbersOf(`date_from=2026-01-01&date_to=2026-12-31&branch=${market}`), [numbers[3]]);
+    t.deepEqual(await numbersOf(`date_from=2026-01-01&date_to=2026-12-31&user=${accountantId}`), [numbers[4]]);
+    t.is(
+      (
+        await app.request('GET', bookPath(`date_from=2026-01-01&date_to=2026-12-31&user=${accountantId}`), {
+          headers: auditor,
+        })
+      ).body.entries[0].user,
+      'accountant',
+    );
+    t.is(
+      (await app.request('GET', bookPath('date_from=2026-03-02&date_to=2026-03-01'), { headers: auditor })).body
+        .errors[0].field,
+      'date_to',
+    );
+    t.is(
+      (await app.request('GET', bookPath('date_from=2026-03-01&date_to=2026-03-31&journal=cai'), { headers: auditor }))
+        .body.errors[0].field,
+      'journal',
+    );
+
+    const csv = (
+      await download(bookPath('date_from=2026-03-01&date_to=2026-03-31&format=csv'), auditor)
+    ).bytes.toString('utf8');
+    const lines = csv.split('\r\n').map((line) => line.split(';'));
+    t.deepEqual(
+      lines.filter((line) => /^2026-03-\d\d$/.test(line[0]!)).map((line) => [line[2], line[6], line[8], line[9]]),
+      inMarch.flatMap((posting) => [
+        [posting.number, posting.debit[0], text(posting.debit[1]), '0'],
+        [posting.number, posting.credit[0], '0', text(posting.credit[1])],
+      ]),
+    );
+    t.deepEqual(lines.find((line) => line[1] === 'Total')!.slice(2, 5), [
+      String(inMarch.length),
+      text(452_500),
+      text(452_500),
+    ]);
+  },
+);

@@ -137,7 +137,8 @@ async function refusedGuarantors(
 }
 
 test.serial(
-  "a guarantor member's savings are held up to the amount guaranteed: a withdrawal refused, then accepted once the guarantee is released; class 9 follows",
+  "a guarantor member's savings are held up to the amount guaranteed: a withdrawal " +
+    'refused, then accepted once the guarantee is released; class 9 follows',
   async (t) => {
     const w = await world();
     const borrower = await memberOf(w);
@@ -255,7 +256,8 @@ const wholeYears = (since: string, date: string) =>
   Number(date.slice(0, 4)) - Number(since.slice(0, 4)) - (date.slice(4) < since.slice(4) ? 1 : 0);
 
 test.serial(
-  "the collateral register: what provisioning may count after the R-2017/07 minimum; a guarantor's hold counts nothing; a revaluation under four eyes moves the provision",
+  'the collateral register: what provisioning may count after the R-2017/07 minimum; a ' +
+    "guarantor's hold counts nothing; a revaluation under four eyes moves the provision",
   async (t) => {
     const w = await world();
     const borrower = await memberOf(w);
@@ -401,7 +403,8 @@ async function revaluation(
 }
 
 test.serial(
-  "branch isolation: another branch sees neither the guarantee nor the head office's register; another enterprise gets 404",
+  'branch isolation: another branch sees neither the guarantee ' +
+    "nor the head office's register; another enterprise gets 404",
   async (t) => {
     const w = await world();
     const borrower = await memberOf(w);
