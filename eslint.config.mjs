@@ -19,10 +19,7 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/await-thenable': 'error',
-      '@stylistic/max-len': [
-        'error',
-        { code: 180, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true },
-      ],
+      '@stylistic/max-len': ['error', { code: 120, ignoreUrls: true }],
     },
   },
   { files: ['db/migrations/**/*.ts'], rules: { '@stylistic/max-len': 'off' } },
