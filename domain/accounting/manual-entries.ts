@@ -1,5 +1,5 @@
 import type { JournalCode } from '../events/journal';
-import { Money } from '../money';
+import { formatAmount, Money } from '../money';
 import { refusal, type Refusal } from '../refusal';
 
 /**
@@ -63,7 +63,7 @@ export function balanceRefusal(lines: readonly DraftLine[]): Refusal | null {
   const total = [...byBranch.values()].reduce((sum, net) => sum.plus(net), new Money(0));
   if (!total.isZero())
     return {
-      ...refusal('manual_entry_unbalanced', `Debits and credits differ by ${total.abs().toFixed(0)}.`),
+      ...refusal('manual_entry_unbalanced', `Debits and credits differ by ${formatAmount(total.abs())}.`),
       field: 'lines',
     };
   const branch = [...byBranch].find(([, net]) => !net.isZero());
@@ -73,7 +73,7 @@ export function balanceRefusal(lines: readonly DraftLine[]): Refusal | null {
     refusal(
       'manual_entry_unbalanced',
       `The lines of a branch must balance (liaison accounts between branches): ` +
-        `this branch is off by ${branch[1].abs().toFixed(0)}.`,
+        `this branch is off by ${formatAmount(branch[1].abs())}.`,
     ),
     index,
     'branch',

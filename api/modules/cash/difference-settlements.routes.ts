@@ -16,6 +16,7 @@ import {
   type SettlementMode,
 } from '../../../domain/cash/settlements';
 import { AppError } from '../../../domain/errors';
+import { formatAmount } from '../../../domain/money';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
@@ -170,7 +171,7 @@ export const differenceSettlementRoutes = [
           operation: 'cash_difference.settle',
           payload,
           scope,
-          summary: `Settlement of a cash ${difference.kind} of ${difference.amount.toFixed(0)} XAF (${mode})`,
+          summary: `Settlement of a cash ${difference.kind} of ${formatAmount(difference.amount)} XAF (${mode})`,
         },
         async () =>
           serializeSettlement(

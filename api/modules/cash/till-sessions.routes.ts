@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { closeTillSession, openTillSession } from '../../../activities/cash/till-sessions.activity';
 import { tillSessionById, tillSessionsQuery, type TillSessionRow } from '../../../activities/cash/tills.queries';
 import { denominationNames, denominations, type CashCount } from '../../../domain/cash/till-counts';
-import { Money } from '../../../domain/money';
+import { formatAmount, Money } from '../../../domain/money';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
@@ -40,7 +40,7 @@ export const countResponse = () =>
     .meta({ component: 'CashCountAnswer' });
 
 const difference = (counted: string | null, book: string | null) =>
-  counted === null || book === null ? null : new Money(counted).minus(book).toFixed(0);
+  counted === null || book === null ? null : formatAmount(new Money(counted).minus(book));
 
 export const tillSessionSchema = yup
   .object({

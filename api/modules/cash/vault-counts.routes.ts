@@ -6,7 +6,7 @@ import {
 } from '../../../activities/cash/cash-differences.queries';
 import { recordVaultCount } from '../../../activities/cash/vault-counts.activity';
 import type { CashCount } from '../../../domain/cash/till-counts';
-import { Money } from '../../../domain/money';
+import { formatAmount, Money } from '../../../domain/money';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
@@ -52,7 +52,7 @@ const serializeVaultCount = (row: VaultCountRow) => ({
   count: row.count,
   total: row.total,
   book_balance: row.book_balance,
-  difference: new Money(row.total).minus(row.book_balance).toFixed(0),
+  difference: formatAmount(new Money(row.total).minus(row.book_balance)),
   difference_entry: row.entry_id,
   settlement: row.settlement_id,
   counted_by: row.counted_by,
