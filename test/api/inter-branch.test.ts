@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createTestDatabase } from '../helpers/database';
@@ -143,121 +143,144 @@ test.serial('the other branch under till control: its cashier opens a till sessi
   t.is(session.status, 201, session.text);
 });
 
+/** The look-up by number finds the account and answers nothing beyond what the operation needs. */
+async function assertLookupFindsOnlyWhatIsNeeded(t: ExecutionContext, account: { id: string; number: string }) {
+  const found = await lookup(account.number);
+  t.is(found.status, 200, found.text);
+  t.deepEqual(
+    Object.keys(found.body).sort(),
+    ['account', 'branch', 'holder_name', 'number', 'status'],
+    'only what the operation needs: no balance',
+  );
+  t.like(found.body, { account: account.id, number: account.number, status: 'open', branch: world.headOffice });
+  t.is((await lookup('NO-SUCH-NUMBER')).status, 404);
+}
+
+/** Both branches' vault balances (5710), which serving across branches must not move. */
+const vaultBalances = async () => ({
+  head: await ledgerBalance('5710', world.headOffice),
+  other: await ledgerBalance('5710', world.otherBranch),
+});
+
+/** One entry's lines as [code, debit, credit], in order. */
+async function entryLines(entryId: string): Promise<string[][]> {
+  const lines = await knex('journal_lines as l')
+    .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
+    .where('l.entry_id', entryId)
+    .orderBy('l.id')
+    .select('c.code', 'l.debit', 'l.credit');
+  return lines.map((line) => [line.code, line.debit, line.credit]);
+}
+
+/** Deposits 250000 under a key, checks the retry and the reused key, and returns the deposit's body. */
+async function depositOnceUnderKey(t: ExecutionContext, account: { id: string; number: string }) {
+  const deposited = await serve(
+    'deposit',
+    { account: account.id, amount: '250000', reference: 'marché' },
+    { key: 'ib-1' },
+  );
+  t.is(deposited.status, 201, deposited.text);
+  t.like(deposited.body, {
+    direction: 'deposit',
+    account: account.id,
+    account_number: account.number,
+    account_branch: world.headOffice,
+    counter_branch: world.otherBranch,
+    amount: '250000',
+    reference: 'marché',
+  });
+  const replay = await serve(
+    'deposit',
+    { account: account.id, amount: '250000', reference: 'marché' },
+    { key: 'ib-1' },
+  );
+  t.is(replay.body.id, deposited.body.id, 'a retry answers the first deposit');
+  t.is(replay.headers.get('idempotent-replayed'), 'true');
+  t.is(
+    (await serve('deposit', { account: account.id, amount: '250001', reference: 'marché' }, { key: 'ib-1' })).body.code,
+    'idempotency_key_reused',
+  );
+  t.is(await balanceOf(account.id), String(100000 + 250000), 'moved once');
+  return deposited.body;
+}
+
+/** The deposit's two entries: the other branch's till against 45200, the head office's 45200 against 3711. */
+async function assertDepositEntries(t: ExecutionContext, deposit: { cash_entry: string; account_entry: string }) {
+  t.deepEqual(
+    await entryLines(deposit.cash_entry),
+    [
+      [tillAccount, '250000', '0'],
+      ['45200', '0', '250000'],
+    ],
+    'the other branch: its till against 45200',
+  );
+  t.deepEqual(
+    await entryLines(deposit.account_entry),
+    [
+      ['45200', '250000', '0'],
+      ['3711', '0', '250000'],
+    ],
+    "the head office: 45200 against the member's deposits",
+  );
+}
+
+/** After the deposit and the withdrawal: the till, the vaults, the liaison and the books. */
+async function assertBooksAfterService(t: ExecutionContext, vaults: { head: string; other: string }) {
+  t.is(
+    await ledgerBalance(tillAccount, world.otherBranch),
+    String(250000 - 80000),
+    'the till holds what it took less what it paid',
+  );
+  t.deepEqual(await vaultBalances(), vaults, 'neither vault moves');
+  t.is(
+    await ledgerBalance('45200', world.headOffice),
+    String(250000 - 80000),
+    'the other branch owes the head office the cash it holds for it',
+  );
+  t.is(await ledgerBalance('45200', world.otherBranch), String(-(250000 - 80000)));
+  t.is(await ledgerBalance('45200'), '0', 'consolidated, the liaison nets to zero');
+  t.true(await eachBranchBalanced());
+  t.true(await ledgerBalanced(knex, world.enterpriseId));
+}
+
+/** The member's statement shows both operations, and the liaison report has one pair with no difference. */
+async function assertStatementAndLiaisonReport(t: ExecutionContext, accountId: string) {
+  const statement = await app.request('GET', `/api/v1/members/accounts/${accountId}/statement/?page_size=100`, {
+    headers: as('cashier'),
+  });
+  t.deepEqual(
+    statement.body.results.map((line: { kind: string; amount: string }) => [line.kind, line.amount]),
+    [
+      ['deposit', '100000'],
+      ['inter_branch_deposit', '250000'],
+      ['inter_branch_withdrawal', '-80000'],
+    ],
+  );
+  const report = await app.request(
+    'GET',
+    `/api/v1/cash/liaison-balances/?enterprise=${world.enterpriseId}&date=2026-12-31`,
+    { headers: as('direction') },
+  );
+  t.like(report.body, { total: '0', pairs: [{ difference: '0' }] });
+  t.is(report.body.pairs.length, 1);
+}
+
 test.serial(
   "a deposit and a withdrawal at the other branch's till: the till and the " +
     'account move, each branch balances through 45200, which nets to zero',
   async (t) => {
     const account = await headOfficeAccount('100000');
-    const found = await lookup(account.number);
-    t.is(found.status, 200, found.text);
-    t.deepEqual(
-      Object.keys(found.body).sort(),
-      ['account', 'branch', 'holder_name', 'number', 'status'],
-      'only what the operation needs: no balance',
-    );
-    t.like(found.body, { account: account.id, number: account.number, status: 'open', branch: world.headOffice });
-    t.is((await lookup('NO-SUCH-NUMBER')).status, 404);
-    const vaults = {
-      head: await ledgerBalance('5710', world.headOffice),
-      other: await ledgerBalance('5710', world.otherBranch),
-    };
+    await assertLookupFindsOnlyWhatIsNeeded(t, account);
+    const vaults = await vaultBalances();
 
-    const deposited = await serve(
-      'deposit',
-      { account: account.id, amount: '250000', reference: 'marché' },
-      { key: 'ib-1' },
-    );
-    t.is(deposited.status, 201, deposited.text);
-    t.like(deposited.body, {
-      direction: 'deposit',
-      account: account.id,
-      account_number: account.number,
-      account_branch: world.headOffice,
-      counter_branch: world.otherBranch,
-      amount: '250000',
-      reference: 'marché',
-    });
-    const replay = await serve(
-      'deposit',
-      { account: account.id, amount: '250000', reference: 'marché' },
-      { key: 'ib-1' },
-    );
-    t.is(replay.body.id, deposited.body.id, 'a retry answers the first deposit');
-    t.is(replay.headers.get('idempotent-replayed'), 'true');
-    t.is(
-      (await serve('deposit', { account: account.id, amount: '250001', reference: 'marché' }, { key: 'ib-1' })).body
-        .code,
-      'idempotency_key_reused',
-    );
-    t.is(await balanceOf(account.id), String(100000 + 250000), 'moved once');
-    const cashLines = await knex('journal_lines as l')
-      .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-      .where('l.entry_id', deposited.body.cash_entry)
-      .orderBy('l.id')
-      .select('c.code', 'l.debit', 'l.credit');
-    t.deepEqual(
-      cashLines.map((line) => [line.code, line.debit, line.credit]),
-      [
-        [tillAccount, '250000', '0'],
-        ['45200', '0', '250000'],
-      ],
-      'the other branch: its till against 45200',
-    );
-    const accountLines = await knex('journal_lines as l')
-      .join('company_chart_entries as c', 'c.id', 'l.chart_entry_id')
-      .where('l.entry_id', deposited.body.account_entry)
-      .orderBy('l.id')
-      .select('c.code', 'l.debit', 'l.credit');
-    t.deepEqual(
-      accountLines.map((line) => [line.code, line.debit, line.credit]),
-      [
-        ['45200', '250000', '0'],
-        ['3711', '0', '250000'],
-      ],
-      "the head office: 45200 against the member's deposits",
-    );
+    const deposited = await depositOnceUnderKey(t, account);
+    await assertDepositEntries(t, deposited);
 
     const withdrawn = await serve('withdrawal', { account: account.id, amount: '80000' });
     t.is(withdrawn.status, 201, withdrawn.text);
     t.is(await balanceOf(account.id), String(350000 - 80000));
-    t.is(
-      await ledgerBalance(tillAccount, world.otherBranch),
-      String(250000 - 80000),
-      'the till holds what it took less what it paid',
-    );
-    t.deepEqual(
-      { head: await ledgerBalance('5710', world.headOffice), other: await ledgerBalance('5710', world.otherBranch) },
-      vaults,
-      'neither vault moves',
-    );
-    t.is(
-      await ledgerBalance('45200', world.headOffice),
-      String(250000 - 80000),
-      'the other branch owes the head office the cash it holds for it',
-    );
-    t.is(await ledgerBalance('45200', world.otherBranch), String(-(250000 - 80000)));
-    t.is(await ledgerBalance('45200'), '0', 'consolidated, the liaison nets to zero');
-    t.true(await eachBranchBalanced());
-    t.true(await ledgerBalanced(knex, world.enterpriseId));
-
-    const statement = await app.request('GET', `/api/v1/members/accounts/${account.id}/statement/?page_size=100`, {
-      headers: as('cashier'),
-    });
-    t.deepEqual(
-      statement.body.results.map((line: { kind: string; amount: string }) => [line.kind, line.amount]),
-      [
-        ['deposit', '100000'],
-        ['inter_branch_deposit', '250000'],
-        ['inter_branch_withdrawal', '-80000'],
-      ],
-    );
-    const report = await app.request(
-      'GET',
-      `/api/v1/cash/liaison-balances/?enterprise=${world.enterpriseId}&date=2026-12-31`,
-      { headers: as('direction') },
-    );
-    t.like(report.body, { total: '0', pairs: [{ difference: '0' }] });
-    t.is(report.body.pairs.length, 1);
+    await assertBooksAfterService(t, vaults);
+    await assertStatementAndLiaisonReport(t, account.id);
   },
 );
 

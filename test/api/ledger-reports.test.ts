@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import ExcelJS from 'exceljs';
 import type { Knex } from 'knex';
 import { postJournalEntry } from '../../activities/events/post-entry';
@@ -187,6 +187,10 @@ test.before(async () => {
 
 const ledgerPath = (query: string) => `/api/v1/accounts/charts/${chartId}/general-ledger/?${query}`;
 
+/** The field named by the first error of a refused read. */
+const refusedField = async (path: string, headers: Record<string, string>) =>
+  (await app.request('GET', path, { headers })).body.errors[0].field as string;
+
 /** The answer's accounts reduced to what the test computes. */
 type LedgerMovement = { date: string; number: string; debit: string; credit: string; balance: string };
 const ledgerFigures = (body: {
@@ -198,6 +202,37 @@ const ledgerFigures = (body: {
     closing_balance,
     movements: movements.map(({ date, number, debit, credit, balance }) => ({ date, number, debit, credit, balance })),
   }));
+
+/** A cashier of the market reads the market's lines only, and no other branch; another enterprise reads nothing. */
+async function assertLedgerReadersConfined(t: ExecutionContext) {
+  await createUser(knex, 'market-cashier', [{ role: 'cashier', enterpriseId, branchId: market }]);
+  const cashier = await bearer(app, 'market-cashier');
+  const seen = await app.request('GET', ledgerPath('date_from=2026-01-01&date_to=2026-12-31'), { headers: cashier });
+  t.deepEqual(ledgerFigures(seen.body), [
+    expectedLedger('10000', '2026-01-01', '2026-12-31', ['market']),
+    expectedLedger('5710', '2026-01-01', '2026-12-31', ['market']),
+  ]);
+  t.is(
+    (
+      await app.request('GET', ledgerPath(`date_from=2026-01-01&date_to=2026-12-31&branch=${headOffice}`), {
+        headers: cashier,
+      })
+    ).status,
+    404,
+  );
+  const [other] = await knex('enterprises')
+    .insert({ code: 'GLO', name: 'Other', legal_form: 'C', country: 'CM' })
+    .returning('id');
+  await createUser(knex, 'outsider', [{ role: 'auditor', enterpriseId: other.id, branchId: null }]);
+  t.is(
+    (
+      await app.request('GET', ledgerPath('date_from=2026-01-01&date_to=2026-12-31'), {
+        headers: await bearer(app, 'outsider'),
+      })
+    ).status,
+    404,
+  );
+}
 
 test(
   'general ledger of class 5 for March: openings, running balances ' +
@@ -246,35 +281,7 @@ test(
       { headers: accountant },
     );
     t.deepEqual(ledgerFigures(hq.body), [expectedLedger('5710', '2026-03-01', '2026-04-30', ['hq'])]);
-
-    // A cashier of the market reads the market's lines only, and no other branch.
-    await createUser(knex, 'market-cashier', [{ role: 'cashier', enterpriseId, branchId: market }]);
-    const cashier = await bearer(app, 'market-cashier');
-    const seen = await app.request('GET', ledgerPath('date_from=2026-01-01&date_to=2026-12-31'), { headers: cashier });
-    t.deepEqual(ledgerFigures(seen.body), [
-      expectedLedger('10000', '2026-01-01', '2026-12-31', ['market']),
-      expectedLedger('5710', '2026-01-01', '2026-12-31', ['market']),
-    ]);
-    t.is(
-      (
-        await app.request('GET', ledgerPath(`date_from=2026-01-01&date_to=2026-12-31&branch=${headOffice}`), {
-          headers: cashier,
-        })
-      ).status,
-      404,
-    );
-    const [other] = await knex('enterprises')
-      .insert({ code: 'GLO', name: 'Other', legal_form: 'C', country: 'CM' })
-      .returning('id');
-    await createUser(knex, 'outsider', [{ role: 'auditor', enterpriseId: other.id, branchId: null }]);
-    t.is(
-      (
-        await app.request('GET', ledgerPath('date_from=2026-01-01&date_to=2026-12-31'), {
-          headers: await bearer(app, 'outsider'),
-        })
-      ).status,
-      404,
-    );
+    await assertLedgerReadersConfined(t);
   },
 );
 
@@ -300,28 +307,55 @@ test(
   },
 );
 
+/** Opens the exercice 2027 and posts 1 000 of fees in it, paid from the vault. */
+async function postFeesOf2027(t: ExecutionContext) {
+  const created = await app.request('POST', '/api/v1/enterprise/exercices/', {
+    headers: root,
+    json: { enterprise: enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' },
+  });
+  t.is(created.status, 201, created.text);
+  await inTransaction(knex, (trx) =>
+    postJournalEntry(trx, {
+      enterpriseId,
+      branchId: headOffice,
+      entryDate: '2027-01-10',
+      journal: 'OD',
+      description: 'Fees of 2027',
+      createdBy: null,
+      lines: [
+        { account: '626', debit: new Money(1_000), credit: new Money(0) },
+        { account: '5710', debit: new Money(0), credit: new Money(1_000) },
+      ],
+    }),
+  );
+}
+
+/** Bad periods and account ranges are refused, each naming its field. */
+async function assertBadLedgerQueriesNamed(t: ExecutionContext) {
+  t.like((await app.request('GET', ledgerPath('date_from=2026-12-01&date_to=2027-01-31'), { headers: root })).body, {
+    code: 'ledger_period_across_years',
+    errors: [{ field: 'date_from' }],
+  });
+  t.like((await app.request('GET', ledgerPath('date_from=2019-01-01&date_to=2019-01-31'), { headers: root })).body, {
+    code: 'no_exercice_for_date',
+    errors: [{ field: 'date_to' }],
+  });
+  t.is(await refusedField(ledgerPath('date_from=2026-03-02&date_to=2026-03-01'), root), 'date_to');
+  t.is(
+    await refusedField(ledgerPath('account_from=57&account_to=56&date_from=2026-03-01&date_to=2026-03-31'), root),
+    'account_to',
+  );
+  t.is(
+    await refusedField(ledgerPath('account_from==1+1&date_from=2026-03-01&date_to=2026-03-31'), root),
+    'account_from',
+  );
+  t.is(await refusedField(ledgerPath('date_from=2026-03-01&date_to=2026-03-31&format=pdf'), root), 'format');
+}
+
 test(
   'general ledger: a later year carries the open year ' + 'by computation; bad periods and ranges are named',
   async (t) => {
-    const created = await app.request('POST', '/api/v1/enterprise/exercices/', {
-      headers: root,
-      json: { enterprise: enterpriseId, code: '2027', start_date: '2027-01-01', end_date: '2027-12-31' },
-    });
-    t.is(created.status, 201, created.text);
-    await inTransaction(knex, (trx) =>
-      postJournalEntry(trx, {
-        enterpriseId,
-        branchId: headOffice,
-        entryDate: '2027-01-10',
-        journal: 'OD',
-        description: 'Fees of 2027',
-        createdBy: null,
-        lines: [
-          { account: '626', debit: new Money(1_000), credit: new Money(0) },
-          { account: '5710', debit: new Money(0), credit: new Money(1_000) },
-        ],
-      }),
-    );
+    await postFeesOf2027(t);
     const january = await app.request(
       'GET',
       ledgerPath('account_from=5710&account_to=626&date_from=2027-01-01&date_to=2027-01-31'),
@@ -353,40 +387,7 @@ test(
         movements: [{ date: '2027-01-10', number: 'OD-2027-000001', debit: '1000', credit: '0', balance: '1000' }],
       },
     ]);
-    t.like((await app.request('GET', ledgerPath('date_from=2026-12-01&date_to=2027-01-31'), { headers: root })).body, {
-      code: 'ledger_period_across_years',
-      errors: [{ field: 'date_from' }],
-    });
-    t.like((await app.request('GET', ledgerPath('date_from=2019-01-01&date_to=2019-01-31'), { headers: root })).body, {
-      code: 'no_exercice_for_date',
-      errors: [{ field: 'date_to' }],
-    });
-    t.is(
-      (await app.request('GET', ledgerPath('date_from=2026-03-02&date_to=2026-03-01'), { headers: root })).body
-        .errors[0].field,
-      'date_to',
-    );
-    t.is(
-      (
-        await app.request('GET', ledgerPath('account_from=57&account_to=56&date_from=2026-03-01&date_to=2026-03-31'), {
-          headers: root,
-        })
-      ).body.errors[0].field,
-      'account_to',
-    );
-    t.is(
-      (
-        await app.request('GET', ledgerPath('account_from==1+1&date_from=2026-03-01&date_to=2026-03-31'), {
-          headers: root,
-        })
-      ).body.errors[0].field,
-      'account_from',
-    );
-    t.is(
-      (await app.request('GET', ledgerPath('date_from=2026-03-01&date_to=2026-03-31&format=pdf'), { headers: root }))
-        .body.errors[0].field,
-      'format',
-    );
+    await assertBadLedgerQueriesNamed(t);
   },
 );
 
@@ -447,6 +448,106 @@ test("the general ledger downloads as CSV and XLSX with the JSON's running balan
 
 const bookPath = (query: string) => `/api/v1/accounts/journal-book/?enterprise=${enterpriseId}&${query}`;
 
+/** March's postings with their numbers, in the journal book's order: date, journal, number. */
+const inMarch = postings
+  .map((posting, index) => ({ ...posting, number: numbers[index]! }))
+  .filter((posting) => posting.date >= '2026-03-01' && posting.date <= '2026-03-31')
+  .sort(
+    (a, b) => a.date.localeCompare(b.date) || a.journal.localeCompare(b.journal) || a.number.localeCompare(b.number),
+  );
+
+type BookEntry = {
+  date: string;
+  number: string;
+  debit: string;
+  lines: { account: string; debit: string; credit: string }[];
+};
+type JournalTotals = { journal: string; entries: number; debit: string; credit: string };
+const entryFigures = (entry: BookEntry) => [
+  entry.date,
+  entry.number,
+  entry.debit,
+  entry.lines.map(({ account, debit, credit }) => ({ account, debit, credit })),
+];
+
+/** The book's entries with their lines, its totals per journal and its grand total, against March's postings. */
+function assertBookEntriesAndTotals(
+  t: ExecutionContext,
+  body: { entries: BookEntry[]; journals: JournalTotals[]; totals: unknown },
+) {
+  t.deepEqual(
+    body.entries.map(entryFigures),
+    inMarch.map((posting) => [
+      posting.date,
+      posting.number,
+      text(posting.debit[1]),
+      [
+        { account: posting.debit[0], debit: text(posting.debit[1]), credit: '0' },
+        { account: posting.credit[0], debit: '0', credit: text(posting.credit[1]) },
+      ],
+    ]),
+  );
+  const sumOf = (some: readonly Posting[], side: 'debit' | 'credit') =>
+    text(some.reduce((sum, posting) => sum + posting[side][1], 0));
+  const perJournal = (journal: string) => inMarch.filter((posting) => posting.journal === journal);
+  t.deepEqual(
+    body.journals.map((journal) => [journal.journal, journal.entries, journal.debit, journal.credit]),
+    ['BQ', 'CAI', 'OD'].map((journal) => [
+      journal,
+      perJournal(journal).length,
+      sumOf(perJournal(journal), 'debit'),
+      sumOf(perJournal(journal), 'credit'),
+    ]),
+  );
+  t.deepEqual(body.totals, {
+    entries: inMarch.length,
+    debit: sumOf(inMarch, 'debit'),
+    credit: sumOf(inMarch, 'credit'),
+  });
+}
+
+/** The book filtered by day, journal, branch and user, and its refused filters. */
+async function assertBookFilters(t: ExecutionContext, auditor: Record<string, string>) {
+  const numbersOf = async (query: string) =>
+    (await app.request('GET', bookPath(query), { headers: auditor })).body.entries.map(
+      (entry: { number: string }) => entry.number,
+    );
+  t.deepEqual(await numbersOf('date_from=2026-03-20&date_to=2026-03-20'), [numbers[3]]);
+  t.deepEqual(await numbersOf('date_from=2026-03-01&date_to=2026-03-31&journal=OD'), [numbers[2], numbers[4]]);
+  t.deepEqual(await numbersOf(`date_from=2026-01-01&date_to=2026-12-31&branch=${market}`), [numbers[3]]);
+  t.deepEqual(await numbersOf(`date_from=2026-01-01&date_to=2026-12-31&user=${accountantId}`), [numbers[4]]);
+  t.is(
+    (
+      await app.request('GET', bookPath(`date_from=2026-01-01&date_to=2026-12-31&user=${accountantId}`), {
+        headers: auditor,
+      })
+    ).body.entries[0].user,
+    'accountant',
+  );
+  t.is(await refusedField(bookPath('date_from=2026-03-02&date_to=2026-03-01'), auditor), 'date_to');
+  t.is(await refusedField(bookPath('date_from=2026-03-01&date_to=2026-03-31&journal=cai'), auditor), 'journal');
+}
+
+/** The book's CSV: one row per line of March's entries, then the total. */
+async function assertBookCsv(t: ExecutionContext, auditor: Record<string, string>) {
+  const csv = (await download(bookPath('date_from=2026-03-01&date_to=2026-03-31&format=csv'), auditor)).bytes.toString(
+    'utf8',
+  );
+  const lines = csv.split('\r\n').map((line) => line.split(';'));
+  t.deepEqual(
+    lines.filter((line) => /^2026-03-\d\d$/.test(line[0]!)).map((line) => [line[2], line[6], line[8], line[9]]),
+    inMarch.flatMap((posting) => [
+      [posting.number, posting.debit[0], text(posting.debit[1]), '0'],
+      [posting.number, posting.credit[0], '0', text(posting.credit[1])],
+    ]),
+  );
+  t.deepEqual(lines.find((line) => line[1] === 'Total')!.slice(2, 5), [
+    String(inMarch.length),
+    text(452_500),
+    text(452_500),
+  ]);
+}
+
 test(
   'journal book of March: entries in date, journal and number order with ' +
     'their lines, totals per journal; filtered by day, journal, branch and user',
@@ -456,98 +557,8 @@ test(
       await bearer(app, 'auditor'));
     const book = await app.request('GET', bookPath('date_from=2026-03-01&date_to=2026-03-31'), { headers: auditor });
     t.is(book.status, 200, book.text);
-    const inMarch = postings
-      .map((posting, index) => ({ ...posting, number: numbers[index]! }))
-      .filter((posting) => posting.date >= '2026-03-01' && posting.date <= '2026-03-31')
-      .sort(
-        (a, b) =>
-          a.date.localeCompare(b.date) || a.journal.localeCompare(b.journal) || a.number.localeCompare(b.number),
-      );
-    type BookEntry = {
-      date: string;
-      number: string;
-      debit: string;
-      lines: { account: string; debit: string; credit: string }[];
-    };
-    const entryFigures = (entry: BookEntry) => [
-      entry.date,
-      entry.number,
-      entry.debit,
-      entry.lines.map(({ account, debit, credit }) => ({ account, debit, credit })),
-    ];
-    t.deepEqual(
-      book.body.entries.map(entryFigures),
-      inMarch.map((posting) => [
-        posting.date,
-        posting.number,
-        text(posting.debit[1]),
-        [
-          { account: posting.debit[0], debit: text(posting.debit[1]), credit: '0' },
-          { account: posting.credit[0], debit: '0', credit: text(posting.credit[1]) },
-        ],
-      ]),
-    );
-    const sumOf = (some: readonly Posting[], side: 'debit' | 'credit') =>
-      text(some.reduce((sum, posting) => sum + posting[side][1], 0));
-    const perJournal = (journal: string) => inMarch.filter((posting) => posting.journal === journal);
-    type Totals = { journal: string; entries: number; debit: string; credit: string };
-    t.deepEqual(
-      book.body.journals.map((journal: Totals) => [journal.journal, journal.entries, journal.debit, journal.credit]),
-      ['BQ', 'CAI', 'OD'].map((journal) => [
-        journal,
-        perJournal(journal).length,
-        sumOf(perJournal(journal), 'debit'),
-        sumOf(perJournal(journal), 'credit'),
-      ]),
-    );
-    t.deepEqual(book.body.totals, {
-      entries: inMarch.length,
-      debit: sumOf(inMarch, 'debit'),
-      credit: sumOf(inMarch, 'credit'),
-    });
-
-    const numbersOf = async (query: string) =>
-      (await app.request('GET', bookPath(query), { headers: auditor })).body.entries.map(
-        (entry: { number: string }) => entry.number,
-      );
-    t.deepEqual(await numbersOf('date_from=2026-03-20&date_to=2026-03-20'), [numbers[3]]);
-    t.deepEqual(await numbersOf('date_from=2026-03-01&date_to=2026-03-31&journal=OD'), [numbers[2], numbers[4]]);
-    t.deepEqual(await numbersOf(`date_from=2026-01-01&date_to=2026-12-31&branch=${market}`), [numbers[3]]);
-    t.deepEqual(await numbersOf(`date_from=2026-01-01&date_to=2026-12-31&user=${accountantId}`), [numbers[4]]);
-    t.is(
-      (
-        await app.request('GET', bookPath(`date_from=2026-01-01&date_to=2026-12-31&user=${accountantId}`), {
-          headers: auditor,
-        })
-      ).body.entries[0].user,
-      'accountant',
-    );
-    t.is(
-      (await app.request('GET', bookPath('date_from=2026-03-02&date_to=2026-03-01'), { headers: auditor })).body
-        .errors[0].field,
-      'date_to',
-    );
-    t.is(
-      (await app.request('GET', bookPath('date_from=2026-03-01&date_to=2026-03-31&journal=cai'), { headers: auditor }))
-        .body.errors[0].field,
-      'journal',
-    );
-
-    const csv = (
-      await download(bookPath('date_from=2026-03-01&date_to=2026-03-31&format=csv'), auditor)
-    ).bytes.toString('utf8');
-    const lines = csv.split('\r\n').map((line) => line.split(';'));
-    t.deepEqual(
-      lines.filter((line) => /^2026-03-\d\d$/.test(line[0]!)).map((line) => [line[2], line[6], line[8], line[9]]),
-      inMarch.flatMap((posting) => [
-        [posting.number, posting.debit[0], text(posting.debit[1]), '0'],
-        [posting.number, posting.credit[0], '0', text(posting.credit[1])],
-      ]),
-    );
-    t.deepEqual(lines.find((line) => line[1] === 'Total')!.slice(2, 5), [
-      String(inMarch.length),
-      text(452_500),
-      text(452_500),
-    ]);
+    assertBookEntriesAndTotals(t, book.body);
+    await assertBookFilters(t, auditor);
+    await assertBookCsv(t, auditor);
   },
 );

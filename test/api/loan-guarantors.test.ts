@@ -136,6 +136,44 @@ async function refusedGuarantors(
   t.like(tooMuch.body, { code: 'insufficient_funds', errors: [{ field: 'value' }] });
 }
 
+/** What the guarantor guarantees for others (the one guarantee given); the borrower guarantees nothing. */
+async function assertGuaranteesGivenBy(
+  t: ExecutionContext,
+  w: LoanWorld,
+  guarantor: string,
+  borrower: string,
+  guarantee: { id: string; loan: string },
+) {
+  const given = (await get(w, 'cashier', `/api/v1/loans/guarantees/?guarantor=${guarantor}`)).body;
+  t.is(given.count, 1);
+  t.like(given.results[0], { id: guarantee.id, loan: guarantee.loan, guarantor });
+  t.is((await get(w, 'cashier', `/api/v1/loans/guarantees/?guarantor=${borrower}`)).body.count, 0);
+  t.is((await get(w, 'cashier', '/api/v1/loans/guarantees/?guarantor=nobody')).status, 400);
+}
+
+/**
+ * A pledge of equipment counts for nothing (its eligibility is NOT FOUND): a cashier records and revalues it at once;
+ * 933 follows.
+ */
+async function assertEquipmentPledgeRevalued(t: ExecutionContext, w: LoanWorld, loan: string) {
+  const gage = await addGuarantee(w, 'cashier', {
+    loan,
+    kind: 'equipment_pledge',
+    value: '150000',
+    document_reference: 'GAGE-7',
+  });
+  t.is(gage.status, 201, gage.text);
+  t.like(gage.body, { status: 'in_force', cover: 'none', countable_value: '0' });
+  t.is(await accountBalance(knex, w.enterpriseId, '933'), '-150000');
+  const revalued = await post(w, 'cashier', `/api/v1/loans/guarantees/${gage.body.id as string}/revaluation/`, {
+    value: '180000',
+    valuation_date: '2026-01-15',
+  });
+  t.is(revalued.status, 200, revalued.text);
+  t.like(revalued.body, { value: '180000', valuation_date: '2026-01-15', pending_change: null });
+  t.is(await accountBalance(knex, w.enterpriseId, '933'), '-180000');
+}
+
 test.serial(
   "a guarantor member's savings are held up to the amount guaranteed: a withdrawal " +
     'refused, then accepted once the guarantee is released; class 9 follows',
@@ -178,12 +216,7 @@ test.serial(
     t.like(refused.body, { code: 'insufficient_funds', errors: [{ field: 'amount' }] });
     t.is(await accountBalance(knex, w.enterpriseId, '934'), '-200000', 'avals et cautions received: credited');
 
-    // What the guarantor guarantees for others; the borrower guarantees nothing.
-    const given = (await get(w, 'cashier', `/api/v1/loans/guarantees/?guarantor=${guarantor}`)).body;
-    t.is(given.count, 1);
-    t.like(given.results[0], { id: added.body.id, loan, guarantor });
-    t.is((await get(w, 'cashier', `/api/v1/loans/guarantees/?guarantor=${borrower}`)).body.count, 0);
-    t.is((await get(w, 'cashier', '/api/v1/loans/guarantees/?guarantor=nobody')).status, 400);
+    await assertGuaranteesGivenBy(t, w, guarantor, borrower, { id: added.body.id as string, loan });
 
     // Released (a personal guarantee ends at once): the money is the guarantor's again, the class 9 entry reversed.
     const ended = await post(w, 'cashier', `/api/v1/loans/guarantees/${added.body.id as string}/end/`, {
@@ -203,24 +236,7 @@ test.serial(
       { code: 'member_not_active', errors: [{ field: 'guarantor' }] },
     );
 
-    // A pledge of equipment counts for nothing (its eligibility is NOT FOUND): a cashier records and revalues it at
-    // once; 933 follows.
-    const gage = await addGuarantee(w, 'cashier', {
-      loan,
-      kind: 'equipment_pledge',
-      value: '150000',
-      document_reference: 'GAGE-7',
-    });
-    t.is(gage.status, 201, gage.text);
-    t.like(gage.body, { status: 'in_force', cover: 'none', countable_value: '0' });
-    t.is(await accountBalance(knex, w.enterpriseId, '933'), '-150000');
-    const revalued = await post(w, 'cashier', `/api/v1/loans/guarantees/${gage.body.id as string}/revaluation/`, {
-      value: '180000',
-      valuation_date: '2026-01-15',
-    });
-    t.is(revalued.status, 200, revalued.text);
-    t.like(revalued.body, { value: '180000', valuation_date: '2026-01-15', pending_change: null });
-    t.is(await accountBalance(knex, w.enterpriseId, '933'), '-180000');
+    await assertEquipmentPledgeRevalued(t, w, loan);
     t.true(await ledgerBalanced(knex, w.enterpriseId));
   },
 );
@@ -254,6 +270,39 @@ test.serial("a guarantor's hold ends when the loan is repaid", async (t) => {
 /** The years a doubtful loan has been so at `date`, whole years as R-2017/07 counts them (the test's own count). */
 const wholeYears = (since: string, date: string) =>
   Number(date.slice(0, 4)) - Number(since.slice(0, 4)) - (date.slice(4) < since.slice(4) ? 1 : 0);
+
+/**
+ * A year and more after 3 September, R-2017/07 wants 25 % of the covered part per whole year doubtful: what is left
+ * is what counts. `since` is the date the loan became doubtful.
+ */
+async function assertCountableAfterMinimum(t: ExecutionContext, w: LoanWorld, since: string) {
+  for (const date of ['2026-09-03', '2027-09-10', '2028-09-10']) {
+    const years = wholeYears(since, date);
+    const countable = new Money(800_000).minus(new Money(800_000).mul(Math.min(0.25 * years, 1)));
+    const answer = (await register(w, 'branch_head', `date=${date}`)).body;
+    t.deepEqual(
+      answer.lines.map((line: Record<string, unknown>) => [line.kind, line.value, line.countable_value]),
+      [
+        ['mortgage', '800000', countable.toFixed(0)],
+        ['personal_guarantor', '300000', '0'],
+      ],
+      date,
+    );
+    t.like(answer.totals, { guarantees: 2, value: '1100000', countable_value: countable.toFixed(0) });
+  }
+  t.is(wholeYears(since, '2028-09-10'), 2, 'the loop reached two whole years');
+}
+
+/** The register downloads as CSV and XLSX. */
+async function assertRegisterDownloads(t: ExecutionContext, w: LoanWorld) {
+  const csv = await register(w, 'branch_head', 'date=2027-09-10&format=csv');
+  t.is(csv.status, 200);
+  t.regex(csv.headers.get('content-type') ?? '', /text\/csv/);
+  t.true(csv.text.includes('TF 1234/MFOUNDI') && csv.text.includes('600000'), csv.text);
+  const xlsx = await register(w, 'branch_head', 'date=2027-09-10&format=xlsx');
+  t.is(xlsx.status, 200);
+  t.regex(xlsx.headers.get('content-type') ?? '', /spreadsheetml/);
+}
 
 test.serial(
   'the collateral register: what provisioning may count after the R-2017/07 minimum; a ' +
@@ -300,23 +349,7 @@ test.serial(
       countable_value: '800000',
     });
 
-    // A year and more later, R-2017/07 wants 25 % of the covered part per whole year doubtful: what is left is what
-    // counts.
-    for (const date of ['2026-09-03', '2027-09-10', '2028-09-10']) {
-      const years = wholeYears(since as string, date);
-      const countable = new Money(800_000).minus(new Money(800_000).mul(Math.min(0.25 * years, 1)));
-      const answer = (await register(w, 'branch_head', `date=${date}`)).body;
-      t.deepEqual(
-        answer.lines.map((line: Record<string, unknown>) => [line.kind, line.value, line.countable_value]),
-        [
-          ['mortgage', '800000', countable.toFixed(0)],
-          ['personal_guarantor', '300000', '0'],
-        ],
-        date,
-      );
-      t.like(answer.totals, { guarantees: 2, value: '1100000', countable_value: countable.toFixed(0) });
-    }
-    t.is(wholeYears(since as string, '2028-09-10'), 2, 'the loop reached two whole years');
+    await assertCountableAfterMinimum(t, w, since as string);
     const line = (await register(w, 'branch_head', 'date=2026-09-03')).body.lines[1];
     t.like(line, {
       guarantee: personal,
@@ -327,13 +360,7 @@ test.serial(
     });
     t.is((await register(w, 'branch_head', 'date=2026-01-01')).body.lines.length, 0, 'none in force before it started');
 
-    const csv = await register(w, 'branch_head', 'date=2027-09-10&format=csv');
-    t.is(csv.status, 200);
-    t.regex(csv.headers.get('content-type') ?? '', /text\/csv/);
-    t.true(csv.text.includes('TF 1234/MFOUNDI') && csv.text.includes('600000'), csv.text);
-    const xlsx = await register(w, 'branch_head', 'date=2027-09-10&format=xlsx');
-    t.is(xlsx.status, 200);
-    t.regex(xlsx.headers.get('content-type') ?? '', /spreadsheetml/);
+    await assertRegisterDownloads(t, w);
 
     await revaluation(t, w, { loan, mortgage, personal });
   },
