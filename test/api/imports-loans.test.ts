@@ -122,92 +122,22 @@ test(
     const validated = await validate(id);
     t.deepEqual(await problemsOf(id), []);
     t.like(validated, { status: 'validated', problems: 0 });
-    const steps = importKindSteps.loans!;
     const scope = scopeOf(id);
-
-    // Detail totals: principal by class (performing on the product's portfolio account, overdue 3312, doubtful 3352)
-    // and provisions on 3931, a credit.
-    const branchCode = async (branchId: string) =>
-      (await knex('branches').where({ id: branchId }).first('code')).code as string;
-    const [head, other] = [await branchCode(world.headOffice), await branchCode(world.otherBranch)];
-    const portfolio = (await knex('loan_products').where({ id: world.productId }).first('portfolio_account_code'))
-      .portfolio_account_code as string;
-    const sum = (
-      branch: string,
-      filter: (loan: (typeof expectedLoans)[number]) => boolean,
-      figure: 'outstanding' | 'provision',
-    ) =>
-      expectedLoans
-        .filter((loan) => loan.branch === branch && filter(loan))
-        .reduce((total, loan) => total + loan[figure], 0);
-    const expectedTotals = [
-      [head, portfolio, sum('head', (loan) => loan.class === 'performing', 'outstanding')],
-      [head, '3312', sum('head', (loan) => loan.class === 'overdue', 'outstanding')],
-      [head, '3352', sum('head', (loan) => loan.class === 'doubtful', 'outstanding')],
-      [head, '3931', -sum('head', () => true, 'provision')],
-      [other, '3352', sum('other', (loan) => loan.class === 'doubtful', 'outstanding')],
-      [other, '3931', -sum('other', () => true, 'provision')],
-    ]
-      .map(([branch, account, balance]) => `${branch} ${account} ${balance}`)
-      .sort();
-    for (const written of [
-      `${head} ${portfolio} 300000`,
-      `${head} 3312 700000`,
-      `${head} 3931 -375000`,
-      `${other} 3352 900000`,
-    ])
-      t.true(expectedTotals.includes(written), written);
-    const totals = await inTransaction(knex, async (trx) => steps.detailTotals!(trx, scope));
-    t.deepEqual(
-      totals.map((total: DetailTotal) => `${total.branchCode} ${total.accountCode} ${total.balance.toFixed(0)}`).sort(),
-      expectedTotals,
-    );
+    await assertDetailTotals(t, scope);
 
     // Applied two loans a batch: nothing posted (the opening entry carries the ledger).
     const [events, lines] = [await countOf('business_event_logs'), await countOf('journal_lines')];
-    const applied: (number | null)[] = [];
-    for (let after: number | null = 0; after !== null;) {
-      const last: number | null = await inTransaction(knex, async (trx) =>
-        steps.applyBatch!(trx, testActivityContext(knex), scope, after!, 2),
-      );
-      applied.push(last);
-      after = last;
-    }
-    t.deepEqual(applied, [3, 5, 7, null]);
+    t.deepEqual(await appliedBatches(scope), [3, 5, 7, null]);
     t.deepEqual([await countOf('business_event_logs'), await countOf('journal_lines')], [events, lines]);
     await assertLoansAsFiled(t, id);
 
-    // The provisioning run at the cut-over finds what the old system had: no class, provision or account to change.
-    const run = await startProvisioningRun(knex, testClock(), {
-      enterpriseId: world.enterpriseId,
-      asOf: cutOver,
-      trigger: 'api',
-      requestedBy: null,
-    });
-    for (let status = 'running'; status === 'running';)
-      status = (await provisionBatch(knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
-    t.like(await knex('provisioning_runs').where({ id: run.id }).first(), {
-      status: 'completed',
-      loans_processed: 6,
-      provisions_changed: 0,
-      loans_reclassified: 0,
-    });
+    await assertProvisioningChangesNothing(t);
     t.deepEqual([await countOf('business_event_logs'), await countOf('journal_lines')], [events, lines]);
     await assertLoansAsFiled(t, id);
-    const rows = await knex('loan_provisions as p')
-      .join('loans as l', 'l.id', 'p.loan_id')
-      .where('l.import_id', id)
-      .orderBy('l.number')
-      .select('l.number', 'p.classification', 'p.amount', 'p.delta');
-    t.deepEqual(
-      rows.map((row) => `${row.number} ${row.classification} ${row.amount} ${row.delta}`),
-      expectedLoans
-        .filter((loan) => loan.class !== 'performing')
-        .map((loan) => `${loan.number} ${loan.class} ${loan.provision} 0`),
-    );
+    await assertProvisionsAsFiled(t, id);
 
     // Cancelled: the loans leave the active portfolio, their numbers free for a corrected import.
-    await inTransaction(knex, async (trx) => steps.cancel!(trx, scope));
+    await inTransaction(knex, async (trx) => importKindSteps.loans!.cancel!(trx, scope));
     t.deepEqual(await knex('loans').where({ import_id: id }).distinct('status', 'disbursed_on'), [
       { status: 'cancelled', disbursed_on: null },
     ]);
@@ -222,6 +152,94 @@ test(
     t.like(await validate(again), { status: 'validated', problems: 0 });
   },
 );
+
+/**
+ * Detail totals: principal by class (performing on the product's portfolio account, overdue 3312, doubtful 3352) and
+ * provisions on 3931, a credit.
+ */
+async function assertDetailTotals(t: ExecutionContext, scope: ImportScope): Promise<void> {
+  const branchCode = async (branchId: string) =>
+    (await knex('branches').where({ id: branchId }).first('code')).code as string;
+  const [head, other] = [await branchCode(world.headOffice), await branchCode(world.otherBranch)];
+  const portfolio = (await knex('loan_products').where({ id: world.productId }).first('portfolio_account_code'))
+    .portfolio_account_code as string;
+  const sum = (
+    branch: string,
+    filter: (loan: (typeof expectedLoans)[number]) => boolean,
+    figure: 'outstanding' | 'provision',
+  ) =>
+    expectedLoans
+      .filter((loan) => loan.branch === branch && filter(loan))
+      .reduce((total, loan) => total + loan[figure], 0);
+  const expectedTotals = [
+    [head, portfolio, sum('head', (loan) => loan.class === 'performing', 'outstanding')],
+    [head, '3312', sum('head', (loan) => loan.class === 'overdue', 'outstanding')],
+    [head, '3352', sum('head', (loan) => loan.class === 'doubtful', 'outstanding')],
+    [head, '3931', -sum('head', () => true, 'provision')],
+    [other, '3352', sum('other', (loan) => loan.class === 'doubtful', 'outstanding')],
+    [other, '3931', -sum('other', () => true, 'provision')],
+  ]
+    .map(([branch, account, balance]) => `${branch} ${account} ${balance}`)
+    .sort();
+  for (const written of [
+    `${head} ${portfolio} 300000`,
+    `${head} 3312 700000`,
+    `${head} 3931 -375000`,
+    `${other} 3352 900000`,
+  ])
+    t.true(expectedTotals.includes(written), written);
+  const totals = await inTransaction(knex, async (trx) => importKindSteps.loans!.detailTotals!(trx, scope));
+  t.deepEqual(
+    totals.map((total: DetailTotal) => `${total.branchCode} ${total.accountCode} ${total.balance.toFixed(0)}`).sort(),
+    expectedTotals,
+  );
+}
+
+/** Applies the import's loans in batches of a size, each in its transaction; returns each batch's last row. */
+async function appliedBatches(scope: ImportScope, size = 2): Promise<(number | null)[]> {
+  const applied: (number | null)[] = [];
+  for (let after: number | null = 0; after !== null;) {
+    const last: number | null = await inTransaction(knex, async (trx) =>
+      importKindSteps.loans!.applyBatch!(trx, testActivityContext(knex), scope, after!, size),
+    );
+    applied.push(last);
+    after = last;
+  }
+  return applied;
+}
+
+/** The provisioning run at the cut-over finds what the old system had: no class, provision or account to change. */
+async function assertProvisioningChangesNothing(t: ExecutionContext): Promise<void> {
+  const run = await startProvisioningRun(knex, testClock(), {
+    enterpriseId: world.enterpriseId,
+    asOf: cutOver,
+    trigger: 'api',
+    requestedBy: null,
+  });
+  for (let status = 'running'; status === 'running';)
+    status = (await provisionBatch(knex, testClock(), { runId: run.id, batchSize: 1000 })).status;
+  t.like(await knex('provisioning_runs').where({ id: run.id }).first(), {
+    status: 'completed',
+    loans_processed: 6,
+    provisions_changed: 0,
+    loans_reclassified: 0,
+  });
+}
+
+/** Every loan not performing has its provision of the file's class and amount, unchanged by the run. */
+async function assertProvisionsAsFiled(t: ExecutionContext, importId: string): Promise<void> {
+  const rows = await knex('loan_provisions as p')
+    .join('loans as l', 'l.id', 'p.loan_id')
+    .where('l.import_id', importId)
+    .orderBy('l.number')
+    .select('l.number', 'p.classification', 'p.amount', 'p.delta');
+  t.deepEqual(
+    rows.map((row) => `${row.number} ${row.classification} ${row.amount} ${row.delta}`),
+    expectedLoans
+      .filter((loan) => loan.class !== 'performing')
+      .map((loan) => `${loan.number} ${loan.class} ${loan.provision} 0`),
+  );
+}
 
 /**
  * Every loan as the file gives it: active, its class, days past due, outstanding principal and provision, its schedule
@@ -317,12 +335,7 @@ test(
   async (t) => {
     const id = await importOf(t, 'regenerated/loans.csv', 'regenerated/loan-installments.csv', other);
     t.like(await validate(id, other.users.direction!.headers), { status: 'validated', problems: 0 });
-    const steps = importKindSteps.loans!;
-    for (let after: number | null = 0; after !== null;) {
-      after = await inTransaction(knex, async (trx) =>
-        steps.applyBatch!(trx, testActivityContext(knex), scopeOf(id, other), after!, 10),
-      );
-    }
+    await appliedBatches(scopeOf(id, other), 10);
     const loan = await knex('loans')
       .where({ enterprise_id: other.enterpriseId, number: 'R-0201' })
       .first('id', 'term_periods', 'days_past_due', 'outstanding_principal');

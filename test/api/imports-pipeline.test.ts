@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
@@ -225,70 +226,10 @@ test.serial(
             trial_balance: { lines: 5, differing: [] },
           },
         });
-        // The members and accounts the files describe, each account with its balance at the cut-over; nothing twice.
-        t.deepEqual(
-          await knex('client_profiles').where({ import_id: id }).orderBy('member_number').pluck('member_number'),
-          ['M001', 'M002', 'M003'],
-        );
-        const accounts = await knex('comptes_clients')
-          .where({ import_id: id })
-          .orderBy('number')
-          .select(
-            'number',
-            knex.raw('balance::text AS balance'),
-            knex.raw("to_char(opened_on, 'YYYY-MM-DD') AS opened_on"),
-          );
-        t.deepEqual(accounts, [
-          { number: 'A-001', balance: '1234567', opened_on: '2020-01-15' },
-          { number: 'A-002', balance: '250000', opened_on: '2021-03-15' },
-          { number: 'A-003', balance: '75000', opened_on: '2019-07-01' },
-          { number: 'A-004', balance: '0', opened_on: '2026-01-20' },
-        ]);
-        t.deepEqual(
-          await knex('import_batches').where({ import_id: id }).orderBy('kind').select('kind', 'last_row', 'rows'),
-          [
-            { kind: 'member-accounts', last_row: 5, rows: 4 },
-            { kind: 'members', last_row: 4, rows: 3 },
-          ],
-        );
-        // The opening entry in the à-nouveaux journal at the cut-over, one journal entry per branch: the trial balance.
-        const entries = await knex('journal_entries')
-          .where({ enterprise_id: world.enterpriseId, journal_code: 'AN' })
-          .select(knex.raw("to_char(entry_date, 'YYYY-MM-DD') AS entry_date"));
-        t.deepEqual(
-          entries.map((entry: { entry_date: string }) => entry.entry_date),
-          ['2026-10-31', '2026-10-31'],
-        );
-        t.deepEqual(
-          await Promise.all([ledger('HQ', '3711'), ledger('HQ', '5710'), ledger('HQ', '111'), ledger('B2', '3711')]),
-          ['-1309567', '1409567', '-100000', '-250000'],
-        );
-        const handle = client.workflow.getHandle(importWorkflowId(id));
-        t.like(await handle.result(), { status: 'applied', reconciliation: { reconciled: true } });
-        const { events } = await handle.fetchHistory();
-        await t.notThrowsAsync(
-          Worker.runReplayHistory(
-            { workflowBundle: { codePath: testEnvironment().bundlePath } },
-            { events },
-            importWorkflowId(id),
-          ),
-        );
-        if (process.env.RECORD_HISTORIES === '1')
-          fs.writeFileSync(historyFile, historyToJSON(temporal.api.history.v1.History.create({ events })));
+        await assertAppliedAsFiled(t, id);
+        await assertHistoryReplays(t, client, id);
 
-        await fourEyes(t, id, 'cancellation');
-        t.like(await importPast(app, id, direction(), ['applied']), { status: 'cancelled' });
-        t.deepEqual(
-          await Promise.all([ledger('HQ', '3711'), ledger('HQ', '5710'), ledger('B2', '3711')]),
-          ['0', '0', '0'],
-          'the reversal takes the balances out',
-        );
-        t.deepEqual(await knex('comptes_clients').where({ import_id: id }).distinct('status').pluck('status'), [
-          'closed',
-        ]);
-        t.deepEqual(await knex('client_profiles').where({ import_id: id }).distinct('status').pluck('status'), [
-          'left',
-        ]);
+        await assertCancelled(t, id);
         const again = await app.request('POST', `/api/v1/imports/${id}/cancellation/`, {
           headers: direction(),
           json: {},
@@ -298,6 +239,74 @@ test.serial(
       taskQueue,
     ),
 );
+
+/** The members and accounts the files describe, their batches, and the opening entry of the trial balance. */
+async function assertAppliedAsFiled(t: ExecutionContext, id: string): Promise<void> {
+  // The members and accounts the files describe, each account with its balance at the cut-over; nothing twice.
+  t.deepEqual(await knex('client_profiles').where({ import_id: id }).orderBy('member_number').pluck('member_number'), [
+    'M001',
+    'M002',
+    'M003',
+  ]);
+  const accounts = await knex('comptes_clients')
+    .where({ import_id: id })
+    .orderBy('number')
+    .select('number', knex.raw('balance::text AS balance'), knex.raw("to_char(opened_on, 'YYYY-MM-DD') AS opened_on"));
+  t.deepEqual(accounts, [
+    { number: 'A-001', balance: '1234567', opened_on: '2020-01-15' },
+    { number: 'A-002', balance: '250000', opened_on: '2021-03-15' },
+    { number: 'A-003', balance: '75000', opened_on: '2019-07-01' },
+    { number: 'A-004', balance: '0', opened_on: '2026-01-20' },
+  ]);
+  t.deepEqual(
+    await knex('import_batches').where({ import_id: id }).orderBy('kind').select('kind', 'last_row', 'rows'),
+    [
+      { kind: 'member-accounts', last_row: 5, rows: 4 },
+      { kind: 'members', last_row: 4, rows: 3 },
+    ],
+  );
+  // The opening entry in the à-nouveaux journal at the cut-over, one journal entry per branch: the trial balance.
+  const entries = await knex('journal_entries')
+    .where({ enterprise_id: world.enterpriseId, journal_code: 'AN' })
+    .select(knex.raw("to_char(entry_date, 'YYYY-MM-DD') AS entry_date"));
+  t.deepEqual(
+    entries.map((entry: { entry_date: string }) => entry.entry_date),
+    ['2026-10-31', '2026-10-31'],
+  );
+  t.deepEqual(
+    await Promise.all([ledger('HQ', '3711'), ledger('HQ', '5710'), ledger('HQ', '111'), ledger('B2', '3711')]),
+    ['-1309567', '1409567', '-100000', '-250000'],
+  );
+}
+
+/** The import's workflow ends applied and its history replays (recorded with RECORD_HISTORIES=1). */
+async function assertHistoryReplays(t: ExecutionContext, client: Client, id: string): Promise<void> {
+  const handle = client.workflow.getHandle(importWorkflowId(id));
+  t.like(await handle.result(), { status: 'applied', reconciliation: { reconciled: true } });
+  const { events } = await handle.fetchHistory();
+  await t.notThrowsAsync(
+    Worker.runReplayHistory(
+      { workflowBundle: { codePath: testEnvironment().bundlePath } },
+      { events },
+      importWorkflowId(id),
+    ),
+  );
+  if (process.env.RECORD_HISTORIES === '1')
+    fs.writeFileSync(historyFile, historyToJSON(temporal.api.history.v1.History.create({ events })));
+}
+
+/** Cancelled under four eyes: the reversal takes the balances out, the accounts close and the members leave. */
+async function assertCancelled(t: ExecutionContext, id: string): Promise<void> {
+  await fourEyes(t, id, 'cancellation');
+  t.like(await importPast(app, id, direction(), ['applied']), { status: 'cancelled' });
+  t.deepEqual(
+    await Promise.all([ledger('HQ', '3711'), ledger('HQ', '5710'), ledger('B2', '3711')]),
+    ['0', '0', '0'],
+    'the reversal takes the balances out',
+  );
+  t.deepEqual(await knex('comptes_clients').where({ import_id: id }).distinct('status').pluck('status'), ['closed']);
+  t.deepEqual(await knex('client_profiles').where({ import_id: id }).distinct('status').pluck('status'), ['left']);
+}
 
 test.serial(
   'a tie-out difference blocks apply; accepted with its reason, it is posted to the suspense account 4780',

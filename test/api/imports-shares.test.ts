@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
-import type { DetailTotal, ImportScope } from '../../activities/imports/import-steps';
+import type { DetailTotal, ImportKindSteps, ImportScope } from '../../activities/imports/import-steps';
 import { branchUserSteps } from '../../activities/imports/branch-user-steps';
 import { shareSteps } from '../../activities/imports/share-steps';
 import { startTestApp, testActivityContext, type TestApp } from '../helpers/app';
@@ -84,6 +84,127 @@ const registerTotals = async () =>
 const countOf = async (table: string) =>
   Number((await knex(table).where({ enterprise_id: world.enterpriseId }).count({ count: '*' }).first())!.count);
 
+// The file by hand: member, branch (members file: M001 and M003 at HQ, M002 at B2; M-EXIST at the head office HQ),
+// subscribed, paid.
+const shareRows = [
+  { branch: 'HQ', subscribed: 3n * 1_000_000n, paid: 3_000_000n },
+  { branch: 'B2', subscribed: 10n * 10_000n, paid: 25_000n },
+  { branch: 'HQ', subscribed: 1n * 1_000_000n, paid: 1_000_000n },
+  { branch: 'HQ', subscribed: 2n * 1_000_000n, paid: 2_000_000n },
+  { branch: 'HQ', subscribed: 4n * 10_000n, paid: 40_000n },
+];
+// The default rules: a subscription 4411 / 10010, a payment cash / 4411 and 10010 / 10000 (docs/domain.md §2).
+const expectedTotals = ['HQ', 'B2'].flatMap((branch) => {
+  const subscribed = shareRows.filter((row) => row.branch === branch).reduce((sum, row) => sum + row.subscribed, 0n);
+  const paid = shareRows.filter((row) => row.branch === branch).reduce((sum, row) => sum + row.paid, 0n);
+  return [
+    [branch, '10000', -paid],
+    [branch, '10010', paid - subscribed],
+    [branch, '4411', subscribed - paid],
+  ].map(([b, a, v]) => `${b} ${a} ${v}`);
+});
+
+/** The share steps' detail totals: per branch, the lines the ledger would post for the file's subscriptions. */
+async function assertDetailTotals(t: ExecutionContext, scope: ImportScope): Promise<void> {
+  const totals = await knex.transaction((trx) => shareSteps.detailTotals!(trx, scope));
+  t.deepEqual(
+    totals.map((total: DetailTotal) => `${total.branchCode} ${total.accountCode} ${total.balance.toFixed(0)}`).sort(),
+    expectedTotals.sort(),
+  );
+  t.true(totals.every((total) => total.what === 'share subscriptions'));
+}
+
+/** Applies the import with a kind's steps in batches of two, each in its transaction; returns each batch's last row. */
+async function appliedBatches(steps: ImportKindSteps, scope: ImportScope): Promise<(number | null)[]> {
+  const context = testActivityContext(knex);
+  const applied: (number | null)[] = [];
+  for (let after: number | null = 0; after !== null;) {
+    after = await knex.transaction((trx) => steps.applyBatch!(trx, context, scope, after!, 2));
+    applied.push(after);
+  }
+  return applied;
+}
+
+/** Each subscription of the file: its member, branch, shares, amounts, number and payment due date. */
+async function assertSubscriptionsAsFiled(
+  t: ExecutionContext,
+  id: string,
+  clients: { M001: string; M002: string; M003: string },
+): Promise<void> {
+  const subscriptions = await knex('share_subscriptions')
+    .where({ import_id: id })
+    .orderBy('import_row_number')
+    .select(
+      'client_id',
+      'branch_id',
+      'shares',
+      'amount',
+      'paid_amount',
+      'opening_paid',
+      'subscribed_on',
+      'payment_due_on',
+      'number',
+    );
+  t.deepEqual(
+    subscriptions.map((row) => [
+      row.client_id,
+      row.branch_id,
+      row.shares,
+      row.amount,
+      row.paid_amount,
+      row.opening_paid,
+    ]),
+    [
+      [clients.M001, world.headOffice, 3, '3000000', '3000000', '3000000'],
+      [clients.M002, world.otherBranch, 10, '100000', '25000', '25000'],
+      [clients.M003, world.headOffice, 1, '1000000', '1000000', '1000000'],
+      [
+        (
+          await knex('client_profiles')
+            .where({ enterprise_id: world.enterpriseId, member_number: 'M-EXIST' })
+            .first('id')
+        ).id,
+        world.headOffice,
+        2,
+        '2000000',
+        '2000000',
+        '2000000',
+      ],
+      [clients.M001, world.headOffice, 4, '40000', '40000', '40000'],
+    ],
+  );
+  t.deepEqual(
+    subscriptions.map((row) => row.number),
+    ['SUB-2026-000001', 'SUB-2026-000002', 'SUB-2026-000003', 'SUB-2026-000004', 'SUB-2026-000005'],
+  );
+  // Founder shares may be paid in part, the rest within the type's 36 months (as a subscription made today); ordinary
+  // shares are paid at once.
+  t.deepEqual(
+    subscriptions.map((row) => row.payment_due_on),
+    ['2026-10-31', '2029-10-31', '2026-10-31', '2026-10-31', '2029-10-31'],
+  );
+  t.deepEqual(
+    await knex('client_profiles').whereIn('id', Object.values(clients)).orderBy('member_number').pluck('founder'),
+    [true, true, false],
+  );
+}
+
+/** Cancelled: the register empty, no subscription of the import left, no share held. */
+async function assertSubscriptionsCancelled(t: ExecutionContext, id: string): Promise<void> {
+  t.like(await registerTotals(), { members: 0, shares: 0, paid: '0', unpaid: '0' });
+  t.deepEqual(await knex('share_subscriptions').where({ import_id: id }).whereNull('cancelled_at').pluck('id'), []);
+  t.is(
+    Number(
+      (
+        await knex('share_subscriptions')
+          .where({ import_id: id })
+          .first(knex.raw('sum(shares - withdrawn_shares) AS held'))
+      ).held,
+    ),
+    0,
+  );
+}
+
 test(
   'a good shares file validates, adds up per branch as the ledger ' +
     'would post it, applies in batches without posting, and cancels',
@@ -95,32 +216,8 @@ test(
     t.deepEqual(await problemsOf(id), []);
     t.like(validated, { status: 'validated', problems: 0 });
 
-    // The file by hand: member, branch (members file: M001 and M003 at HQ, M002 at B2; M-EXIST at the head office HQ),
-    // subscribed, paid.
-    const rows = [
-      { branch: 'HQ', subscribed: 3n * 1_000_000n, paid: 3_000_000n },
-      { branch: 'B2', subscribed: 10n * 10_000n, paid: 25_000n },
-      { branch: 'HQ', subscribed: 1n * 1_000_000n, paid: 1_000_000n },
-      { branch: 'HQ', subscribed: 2n * 1_000_000n, paid: 2_000_000n },
-      { branch: 'HQ', subscribed: 4n * 10_000n, paid: 40_000n },
-    ];
-    // The default rules: a subscription 4411 / 10010, a payment cash / 4411 and 10010 / 10000 (docs/domain.md §2).
-    const expected = ['HQ', 'B2'].flatMap((branch) => {
-      const subscribed = rows.filter((row) => row.branch === branch).reduce((sum, row) => sum + row.subscribed, 0n);
-      const paid = rows.filter((row) => row.branch === branch).reduce((sum, row) => sum + row.paid, 0n);
-      return [
-        [branch, '10000', -paid],
-        [branch, '10010', paid - subscribed],
-        [branch, '4411', subscribed - paid],
-      ].map(([b, a, v]) => `${b} ${a} ${v}`);
-    });
     const scope: ImportScope = { importId: id, enterpriseId: world.enterpriseId, cutOverDate };
-    const totals = await knex.transaction((trx) => shareSteps.detailTotals!(trx, scope));
-    t.deepEqual(
-      totals.map((total: DetailTotal) => `${total.branchCode} ${total.accountCode} ${total.balance.toFixed(0)}`).sort(),
-      expected.sort(),
-    );
-    t.true(totals.every((total) => total.what === 'share subscriptions'));
+    await assertDetailTotals(t, scope);
 
     // Part A applies the members first; here they are made the plain way, M002 at the other branch.
     const clients = {
@@ -129,87 +226,15 @@ test(
       M003: await member('M003'),
     };
     const eventsBefore = await countOf('business_event_logs');
-    const context = testActivityContext(knex);
-    const applied: (number | null)[] = [];
-    for (let after: number | null = 0; after !== null;) {
-      after = await knex.transaction((trx) => shareSteps.applyBatch!(trx, context, scope, after!, 2));
-      applied.push(after);
-    }
-    t.deepEqual(applied, [3, 5, 6, null]);
-    const subscriptions = await knex('share_subscriptions')
-      .where({ import_id: id })
-      .orderBy('import_row_number')
-      .select(
-        'client_id',
-        'branch_id',
-        'shares',
-        'amount',
-        'paid_amount',
-        'opening_paid',
-        'subscribed_on',
-        'payment_due_on',
-        'number',
-      );
-    t.deepEqual(
-      subscriptions.map((row) => [
-        row.client_id,
-        row.branch_id,
-        row.shares,
-        row.amount,
-        row.paid_amount,
-        row.opening_paid,
-      ]),
-      [
-        [clients.M001, world.headOffice, 3, '3000000', '3000000', '3000000'],
-        [clients.M002, world.otherBranch, 10, '100000', '25000', '25000'],
-        [clients.M003, world.headOffice, 1, '1000000', '1000000', '1000000'],
-        [
-          (
-            await knex('client_profiles')
-              .where({ enterprise_id: world.enterpriseId, member_number: 'M-EXIST' })
-              .first('id')
-          ).id,
-          world.headOffice,
-          2,
-          '2000000',
-          '2000000',
-          '2000000',
-        ],
-        [clients.M001, world.headOffice, 4, '40000', '40000', '40000'],
-      ],
-    );
-    t.deepEqual(
-      subscriptions.map((row) => row.number),
-      ['SUB-2026-000001', 'SUB-2026-000002', 'SUB-2026-000003', 'SUB-2026-000004', 'SUB-2026-000005'],
-    );
-    // Founder shares may be paid in part, the rest within the type's 36 months (as a subscription made today); ordinary
-    // shares are paid at once.
-    t.deepEqual(
-      subscriptions.map((row) => row.payment_due_on),
-      ['2026-10-31', '2029-10-31', '2026-10-31', '2026-10-31', '2029-10-31'],
-    );
-    t.deepEqual(
-      await knex('client_profiles').whereIn('id', Object.values(clients)).orderBy('member_number').pluck('founder'),
-      [true, true, false],
-    );
+    t.deepEqual(await appliedBatches(shareSteps, scope), [3, 5, 6, null]);
+    await assertSubscriptionsAsFiled(t, id, clients);
     t.is(await countOf('business_event_logs'), eventsBefore);
-    const paid = rows.reduce((sum, row) => sum + row.paid, 0n);
-    const subscribed = rows.reduce((sum, row) => sum + row.subscribed, 0n);
+    const paid = shareRows.reduce((sum, row) => sum + row.paid, 0n);
+    const subscribed = shareRows.reduce((sum, row) => sum + row.subscribed, 0n);
     t.like(await registerTotals(), { members: 4, shares: 20, paid: String(paid), unpaid: String(subscribed - paid) });
 
     await knex.transaction((trx) => shareSteps.cancel!(trx, scope));
-    t.like(await registerTotals(), { members: 0, shares: 0, paid: '0', unpaid: '0' });
-    t.deepEqual(await knex('share_subscriptions').where({ import_id: id }).whereNull('cancelled_at').pluck('id'), []);
-    t.is(
-      Number(
-        (
-          await knex('share_subscriptions')
-            .where({ import_id: id })
-            .first(knex.raw('sum(shares - withdrawn_shares) AS held'))
-        ).held,
-      ),
-      0,
-    );
+    await assertSubscriptionsCancelled(t, id);
   },
 );
 
@@ -241,6 +266,37 @@ test(
   },
 );
 
+/** The file's users: invited (no password), a cashier's role at once and no other; no password signs in. */
+async function assertUsersInvited(t: ExecutionContext, id: string): Promise<void> {
+  const users = await knex('users')
+    .where({ import_id: id })
+    .orderBy('username')
+    .select('id', 'username', 'full_name', 'password_hash');
+  t.deepEqual(
+    users.map((user) => [user.username, user.full_name, user.password_hash]),
+    [
+      ['ag07.head', 'Marie Kamga', 'invited'],
+      ['ag08-cash', 'Luc Tchana', 'invited'],
+      ['b2.cashier', 'Paul Fotso', 'invited'],
+    ],
+  );
+  const grants = await knex('role_grants as g')
+    .join('users as u', 'u.id', 'g.user_id')
+    .join('branches as b', 'b.id', 'g.branch_id')
+    .where('u.import_id', id)
+    .orderBy('u.username')
+    .select('u.username', 'g.role', 'b.code');
+  t.deepEqual(
+    grants.map((grant) => `${grant.username} ${grant.role} ${grant.code}`),
+    ['ag08-cash cashier AG08', 'b2.cashier cashier B2'],
+  );
+  // No password signs in.
+  t.is(
+    (await app.request('POST', '/api/v1/token/', { json: { username: 'b2.cashier', password: 'invited' } })).status,
+    401,
+  );
+}
+
 test(
   'a good branches-users file validates and applies: new branches with ' +
     "their vault, users with no password, a cashier's role at once, no other",
@@ -249,13 +305,7 @@ test(
     t.is((await upload(id, 'branches-users', fixture('branches-users-good.csv'))).status, 200);
     t.like(await validate(id), { status: 'validated', problems: 0 });
     const scope: ImportScope = { importId: id, enterpriseId: world.enterpriseId, cutOverDate };
-    const context = testActivityContext(knex);
-    const applied: (number | null)[] = [];
-    for (let after: number | null = 0; after !== null;) {
-      after = await knex.transaction((trx) => branchUserSteps.applyBatch!(trx, context, scope, after!, 2));
-      applied.push(after);
-    }
-    t.deepEqual(applied, [3, 5, null]);
+    t.deepEqual(await appliedBatches(branchUserSteps, scope), [3, 5, null]);
     const branches = await knex('branches')
       .where({ enterprise_id: world.enterpriseId })
       .whereIn('code', ['B2', 'AG07', 'AG08'])
@@ -279,33 +329,7 @@ test(
         .pluck('label'),
       ['Coffre Agence de Dschang', 'Coffre Agence de Mbouda', 'Coffre Branch two'],
     );
-    const users = await knex('users')
-      .where({ import_id: id })
-      .orderBy('username')
-      .select('id', 'username', 'full_name', 'password_hash');
-    t.deepEqual(
-      users.map((user) => [user.username, user.full_name, user.password_hash]),
-      [
-        ['ag07.head', 'Marie Kamga', 'invited'],
-        ['ag08-cash', 'Luc Tchana', 'invited'],
-        ['b2.cashier', 'Paul Fotso', 'invited'],
-      ],
-    );
-    const grants = await knex('role_grants as g')
-      .join('users as u', 'u.id', 'g.user_id')
-      .join('branches as b', 'b.id', 'g.branch_id')
-      .where('u.import_id', id)
-      .orderBy('u.username')
-      .select('u.username', 'g.role', 'b.code');
-    t.deepEqual(
-      grants.map((grant) => `${grant.username} ${grant.role} ${grant.code}`),
-      ['ag08-cash cashier AG08', 'b2.cashier cashier B2'],
-    );
-    // No password signs in.
-    t.is(
-      (await app.request('POST', '/api/v1/token/', { json: { username: 'b2.cashier', password: 'invited' } })).status,
-      401,
-    );
+    await assertUsersInvited(t, id);
 
     await knex.transaction((trx) => branchUserSteps.cancel!(trx, scope));
     t.deepEqual(await knex('users').where({ import_id: id }).orderBy('username').pluck('is_active'), [
