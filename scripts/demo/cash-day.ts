@@ -64,7 +64,7 @@ export async function runCashDay(
   today: string,
   log: (line: string) => void,
 ): Promise<CashDayOutcome> {
-  const { teller, cashier, branchHead, direction } = cooperative.staff;
+  const { teller, cashier, branchHead } = cooperative.staff;
   const head = cooperative.branchIds.akwa;
   const till = (code: string, label: string, user: string) =>
     branchHead.session.post<{ id: string }>(`open the till ${code}`, '/api/v1/cash/tills/', {
@@ -88,7 +88,36 @@ export async function runCashDay(
   };
   log(`${today}: two tills at Akwa (G1, G2), each session opened on an empty drawer`);
 
-  // The teller serves three members; the cashier takes one deposit and pays one withdrawal.
+  await serveMembers(cooperative, members);
+
+  const shortage = 1000;
+  const close = (session: Session, id: string, who: string, counted: number) =>
+    session.post<{ closing_entry: string | null }>(
+      `${who} counts and closes the session`,
+      `/api/v1/cash/till-sessions/${id}/close/`,
+      { count: countOf(counted) },
+    );
+  await close(teller.session, sessions.teller.id, 'the teller', 150_000 + 85_000 + 40_000);
+  const short = await close(cashier.session, sessions.cashier.id, 'the cashier', 300_000 - 120_000 - shortage);
+  log(`${today}: sessions closed by count; the cashier's drawer is ${shortage} XAF short (4631)`);
+  await settleShortage(cooperative, short.closing_entry!);
+  await countVault(cooperative, head);
+  log(`${today}: the shortage recovered from the cashier into the vault (approved by direction); the vault counted`);
+
+  const endOfDay = await closeTheDay(cooperative, today);
+  log(`${today}: end of day ${endOfDay.status}; the business date is now ${endOfDay.next_date ?? today}`);
+  return {
+    date: today,
+    tills,
+    sessions: { teller: sessions.teller.id, cashier: sessions.cashier.id },
+    shortage: String(shortage),
+    endOfDay,
+  };
+}
+
+/** The teller serves three members; the cashier takes one deposit and pays one withdrawal. */
+async function serveMembers(cooperative: Cooperative, members: Members): Promise<void> {
+  const { teller, cashier } = cooperative.staff;
   const { mvondo, kamga, ewane, ngoBassa } = members;
   const deposit = (session: Session, accountId: string, amount: string, reference: string) =>
     session.post(
@@ -107,21 +136,12 @@ export async function runCashDay(
     { amount: '120000', reference: 'G2-2' },
     `${cooperative.code}:till-day:G2-2`,
   );
+}
 
-  const shortage = 1000;
-  const close = (session: Session, id: string, who: string, counted: number) =>
-    session.post<{ closing_entry: string | null }>(
-      `${who} counts and closes the session`,
-      `/api/v1/cash/till-sessions/${id}/close/`,
-      { count: countOf(counted) },
-    );
-  await close(teller.session, sessions.teller.id, 'the teller', 150_000 + 85_000 + 40_000);
-  const short = await close(cashier.session, sessions.cashier.id, 'the cashier', 300_000 - 120_000 - shortage);
-  log(`${today}: sessions closed by count; the cashier's drawer is ${shortage} XAF short (4631)`);
-  await settleShortage(cooperative, short.closing_entry!);
-  await countVault(cooperative, head);
-  log(`${today}: the shortage recovered from the cashier into the vault (approved by direction); the vault counted`);
-
+/** Each branch closes its day, then direction runs the end of day and waits for it to finish. */
+async function closeTheDay(cooperative: Cooperative, today: string): Promise<EndOfDayRun> {
+  const { branchHead, direction } = cooperative.staff;
+  const head = cooperative.branchIds.akwa;
   await branchHead.session.post('close the day of Akwa', '/api/v1/cash/branch-days/', {
     enterprise: cooperative.enterpriseId,
     branch: head,
@@ -135,15 +155,7 @@ export async function runCashDay(
   const started = await direction.session.post<EndOfDayRun>('run the end of day', '/api/v1/enterprise/end-of-days/', {
     enterprise: cooperative.enterpriseId,
   });
-  const endOfDay = await finished(direction.session, started.id);
-  log(`${today}: end of day ${endOfDay.status}; the business date is now ${endOfDay.next_date ?? today}`);
-  return {
-    date: today,
-    tills,
-    sessions: { teller: sessions.teller.id, cashier: sessions.cashier.id },
-    shortage: String(shortage),
-    endOfDay,
-  };
+  return finished(direction.session, started.id);
 }
 
 /**

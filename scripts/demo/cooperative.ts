@@ -158,20 +158,34 @@ async function enrollStaff(
 }
 
 async function createProducts(direction: Session, enterprise: string): Promise<Cooperative['products']> {
-  const findOrCreate = async (what: string, path: string, fields: Record<string, unknown>): Promise<{ id: string }> => {
-    const found = await direction.get<Page<{ id: string; code: string }>>(
-      `look for the ${what} ${String(fields.code)}`,
-      path,
-      { enterprise, page_size: 100 },
-    );
-    return (
-      found.results.find((product) => product.code === fields.code) ??
-      direction.post<{ id: string }>(`create the ${what} ${String(fields.code)}`, path, { enterprise, ...fields })
-    );
-  };
+  const savings = await createSavingsProducts(direction, enterprise);
+  const credits = await createLoanProducts(direction, enterprise);
+  return { ...savings, ...credits };
+}
+
+/** The product of this code if the enterprise has it already, else a new one. */
+async function findOrCreateProduct(
+  direction: Session,
+  enterprise: string,
+  what: string,
+  path: string,
+  fields: Record<string, unknown>,
+): Promise<{ id: string }> {
+  const found = await direction.get<Page<{ id: string; code: string }>>(
+    `look for the ${what} ${String(fields.code)}`,
+    path,
+    { enterprise, page_size: 100 },
+  );
+  return (
+    found.results.find((product) => product.code === fields.code) ??
+    direction.post<{ id: string }>(`create the ${what} ${String(fields.code)}`, path, { enterprise, ...fields })
+  );
+}
+
+/** The current account, the blocked savings book and the term deposit. */
+async function createSavingsProducts(direction: Session, enterprise: string) {
   const savings = (fields: Record<string, unknown>) =>
-    findOrCreate('savings product', '/api/v1/members/products/', fields);
-  const credit = (fields: Record<string, unknown>) => findOrCreate('loan product', '/api/v1/loans/products/', fields);
+    findOrCreateProduct(direction, enterprise, 'savings product', '/api/v1/members/products/', fields);
   const currentAccount = await savings({
     code: 'CCS',
     name: 'Compte courant sociétaire',
@@ -199,6 +213,13 @@ async function createProducts(direction: Session, enterprise: string): Promise<C
     maturity_instruction: 'renew',
     early_closure_rate: '0.02',
   });
+  return { currentAccount: currentAccount.id, savingsBook: savingsBook.id, termDeposit: termDeposit.id };
+}
+
+/** The short-term credit and the equipment credit. */
+async function createLoanProducts(direction: Session, enterprise: string) {
+  const credit = (fields: Record<string, unknown>) =>
+    findOrCreateProduct(direction, enterprise, 'loan product', '/api/v1/loans/products/', fields);
   const shortTermCredit = await credit({
     code: 'CRT',
     name: 'Crédit de trésorerie',
@@ -227,11 +248,5 @@ async function createProducts(direction: Session, enterprise: string): Promise<C
     fee_rate: '0.015',
     penalty_rate: '0.12',
   });
-  return {
-    currentAccount: currentAccount.id,
-    savingsBook: savingsBook.id,
-    termDeposit: termDeposit.id,
-    shortTermCredit: shortTermCredit.id,
-    equipmentCredit: equipmentCredit.id,
-  };
+  return { shortTermCredit: shortTermCredit.id, equipmentCredit: equipmentCredit.id };
 }

@@ -35,30 +35,59 @@ export async function tellTheStory(
   log: (line: string) => void,
 ): Promise<StoryOutcome> {
   const desk = new LoanDesk(cooperative);
-  const {
-    bello,
-    moussa,
-    eyenga,
-    kamga,
-    manga,
-    fokou,
-    nguema,
-    essomba,
-    ewane,
-    mvondo,
-    din,
-    ndjock,
-    ngoBassa,
-    tchinda,
-    atangana,
-  } = members;
-
   log(
     `${calendar.today}: the accountant's books: the opening balance sheet, salaries, two suppliers, a motorcycle ` +
       `(each approved by direction)`,
   );
   const books = await keepTheBooks(cooperative, calendar.today);
   log(`${calendar.today}: three loans granted through the four-step circuit and paid out`);
+  const { termDeposit, ...firstLoans } = await payOutFirstLoans(cooperative, desk, members, calendar.today);
+
+  const dueDates = (await desk.dueDates(firstLoans.repaidPartly)).slice(0, 3);
+  for (const [month, dueDate] of dueDates.entries()) {
+    await calendar.moveTo(dueDate);
+    log(`${dueDate}: due date ${month + 1}, repayments and savings`);
+    await Promise.all(dueDateOperations(cooperative, desk, members, capital, firstLoans, month, dueDate));
+  }
+
+  await calendar.moveTo(addDays(dueDates[2]!, daysAfterThirdDueDate));
+  log(`${calendar.today}: applications at every stage, a share withdrawal in notice, the provisioning run`);
+  const { kamga } = members;
+  const [disbursed, approved, refused, midApproval, submitted, withdrawal] = await applicationsAtEveryStage(
+    desk,
+    members,
+    capital,
+  );
+  const pledge = await pledgeDeposit(cooperative, disbursed, kamga, '100000', calendar.today);
+  // Last: the run classifies and provisions every loan as the story leaves it.
+  const provisioningRun = await runProvisioning(cooperative.staff.direction.session, cooperative.enterpriseId);
+  const { repaidPartly, overdue, doubtful } = firstLoans;
+  return {
+    loans: { repaidPartly, overdue, doubtful, disbursed, approved },
+    applications: { submitted, midApproval, refused },
+    withdrawal,
+    provisioningRun,
+    termDeposit,
+    pledge,
+    books,
+  };
+}
+
+/** The loans of the first day, for the due dates that follow. */
+interface FirstLoans {
+  repaidPartly: string;
+  overdue: string;
+  doubtful: string;
+}
+
+/** The first day: three loans granted and paid out, the first borrower's machines bought, a term deposit opened. */
+async function payOutFirstLoans(
+  cooperative: Cooperative,
+  desk: LoanDesk,
+  members: Members,
+  today: string,
+): Promise<FirstLoans & { termDeposit: string }> {
+  const { bello, moussa, eyenga, mvondo } = members;
   // Operations of different members are independent: side by side, as at several counters.
   const [repaidPartly, overdue, doubtful] = await Promise.all([
     desk.grant(bello, {
@@ -85,34 +114,47 @@ export async function tellTheStory(
     desk.disburse(overdue, moussa),
     desk.disburse(doubtful, eyenga),
   ]);
-  await cashWithdrawal(cooperative, bello, '500000', calendar.today, 'Achat des machines');
+  await cashWithdrawal(cooperative, bello, '500000', today, 'Achat des machines');
   const termDeposit = await openTermDeposit(cooperative, mvondo, '1000000');
+  return { repaidPartly, overdue, doubtful, termDeposit };
+}
 
-  const dueDates = (await desk.dueDates(repaidPartly)).slice(0, 3);
-  for (const [month, dueDate] of dueDates.entries()) {
-    await calendar.moveTo(dueDate);
-    log(`${dueDate}: due date ${month + 1}, repayments and savings`);
-    const operations = [
-      desk.collectDue(repaidPartly, bello, dueDate, 'account'),
-      cashDeposit(cooperative, mvondo, '50000', dueDate, 'Épargne sur salaire'),
-      cashDeposit(cooperative, din, '30000', dueDate, 'Recette du marché'),
-      cashDeposit(cooperative, ewane, '25000', dueDate, 'Épargne mensuelle'),
-    ];
-    if (month < 2) operations.push(desk.collectDue(overdue, moussa, dueDate, 'cash'));
-    if (month === 1) {
-      operations.push(
-        payFounderQuarter(cooperative, capital, ngoBassa, 'account'),
-        payFounderQuarter(cooperative, capital, tchinda, 'cash'),
-        payFounderQuarter(cooperative, capital, atangana, 'cash'),
-      );
-    }
-    if (month === 2) operations.push(cashWithdrawal(cooperative, ndjock, '20000', dueDate, 'Réparation de la pirogue'));
-    await Promise.all(operations);
+/**
+ * The operations of one due date (month 0, 1 or 2): the first borrower pays, the second pays the first two only;
+ * members save, the founders pay up their shares in month 1, a member withdraws in month 2. They start at once.
+ */
+function dueDateOperations(
+  cooperative: Cooperative,
+  desk: LoanDesk,
+  members: Members,
+  capital: ShareCapital,
+  { repaidPartly, overdue }: FirstLoans,
+  month: number,
+  dueDate: string,
+): Promise<unknown>[] {
+  const { bello, moussa, mvondo, din, ewane, ndjock, ngoBassa, tchinda, atangana } = members;
+  const operations = [
+    desk.collectDue(repaidPartly, bello, dueDate, 'account'),
+    cashDeposit(cooperative, mvondo, '50000', dueDate, 'Épargne sur salaire'),
+    cashDeposit(cooperative, din, '30000', dueDate, 'Recette du marché'),
+    cashDeposit(cooperative, ewane, '25000', dueDate, 'Épargne mensuelle'),
+  ];
+  if (month < 2) operations.push(desk.collectDue(overdue, moussa, dueDate, 'cash'));
+  if (month === 1) {
+    operations.push(
+      payFounderQuarter(cooperative, capital, ngoBassa, 'account'),
+      payFounderQuarter(cooperative, capital, tchinda, 'cash'),
+      payFounderQuarter(cooperative, capital, atangana, 'cash'),
+    );
   }
+  if (month === 2) operations.push(cashWithdrawal(cooperative, ndjock, '20000', dueDate, 'Réparation de la pirogue'));
+  return operations;
+}
 
-  await calendar.moveTo(addDays(dueDates[2]!, daysAfterThirdDueDate));
-  log(`${calendar.today}: applications at every stage, a share withdrawal in notice, the provisioning run`);
-  const [disbursed, approved, refused, midApproval, submitted, withdrawal] = await Promise.all([
+/** The last day's applications, one at each stage of the circuit, and a member's notice of a share withdrawal. */
+function applicationsAtEveryStage(desk: LoanDesk, members: Members, capital: ShareCapital) {
+  const { kamga, manga, fokou, nguema, essomba, ewane } = members;
+  return Promise.all([
     grantedAfterSendBack(desk, kamga),
     desk.grant(manga, {
       product: 'shortTermCredit',
@@ -137,18 +179,6 @@ export async function tellTheStory(
     }),
     requestShareWithdrawal(capital, ewane, 10),
   ]);
-  const pledge = await pledgeDeposit(cooperative, disbursed, kamga, '100000', calendar.today);
-  // Last: the run classifies and provisions every loan as the story leaves it.
-  const provisioningRun = await runProvisioning(cooperative.staff.direction.session, cooperative.enterpriseId);
-  return {
-    loans: { repaidPartly, overdue, doubtful, disbursed, approved },
-    applications: { submitted, midApproval, refused },
-    withdrawal,
-    provisioningRun,
-    termDeposit,
-    pledge,
-    books,
-  };
 }
 
 /** A term deposit paid in cash at the counter: 12 months, renewed at maturity (the product's instruction). */
