@@ -91,27 +91,13 @@ function earlierRefund(withdrawal: ShareWithdrawal, input: RefundInput): RefundR
   return null;
 }
 
-/** Marks the withdrawal refunded, with what was offset and paid out, and audits it. */
-async function recordRefund(
+/** Audits the refund: what was owed, offset against each loan, and paid out. */
+async function auditRefund(
   trx: Knex.Transaction,
   input: RefundInput,
   withdrawal: ShareWithdrawal,
-  businessDate: string,
   offsets: ReturnType<typeof refundOffsets>,
 ): Promise<void> {
-  await ShareWithdrawal.query(trx)
-    .patch({
-      status: 'refunded',
-      refundedOn: businessDate,
-      refundChannel: input.channel,
-      refundAccountId: input.accountId,
-      offsetAmount: formatAmount(offsets.offset),
-      netRefund: formatAmount(offsets.net),
-      refundedBy: input.userId,
-      refundIdempotencyKey: input.idempotencyKey,
-      refundRequest: input.request,
-    })
-    .where('id', withdrawal.id);
   await recordAudit(trx, input, {
     action: 'share_withdrawal.refund',
     entityType: 'share_withdrawal',
@@ -159,7 +145,20 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
       });
     }
     if (offsets.net.gt(0)) await payOut(trx, now, withdrawal, { funding, owedAccount }, offsets.net, input.userId);
-    await recordRefund(trx, input, withdrawal, businessDate, offsets);
+    await ShareWithdrawal.query(trx)
+      .patch({
+        status: 'refunded',
+        refundedOn: businessDate,
+        refundChannel: input.channel,
+        refundAccountId: input.accountId,
+        offsetAmount: formatAmount(offsets.offset),
+        netRefund: formatAmount(offsets.net),
+        refundedBy: input.userId,
+        refundIdempotencyKey: input.idempotencyKey,
+        refundRequest: input.request,
+      })
+      .where('id', withdrawal.id);
+    await auditRefund(trx, input, withdrawal, offsets);
     return {
       outcome: 'recorded' as const,
       offsetAmount: formatAmount(offsets.offset),
