@@ -46,6 +46,51 @@ const { recordLoanDecision: recordDecisionLocally } = proxyLocalActivities<Activ
 /** Workflows started before decisions became local activities keep their activity tasks, as recorded. */
 const localDecisionsPatch = 'decisions-by-local-activity';
 
+/** A decision or a withdrawal to persist, and the API request that carried it. */
+type Persist = (
+  request: DecisionRequest | (Omit<DecisionRequest, 'decision'> & { decision: 'withdraw' }),
+  origin: Pick<DecisionInput, 'requestId' | 'address'>,
+) => Promise<ApprovalView>;
+
+/** The Updates that decide a step or withdraw the application; their validators refuse what the circuit forbids. */
+function setDecisionHandlers(
+  input: LoanApprovalInput,
+  current: () => ApprovalView,
+  persist: Persist,
+  assertIdle: () => void,
+): void {
+  setHandler(
+    decideUpdate,
+    (decision) =>
+      persist(
+        { deciderId: decision.deciderId, step: decision.step, decision: decision.decision, comment: decision.comment },
+        decision,
+      ),
+    {
+      validator: (decision) => {
+        assertIdle();
+        const refusal = refusalOf(current(), decision, input.submittedBy);
+        if (refusal !== null) refuse(refusal.code, refusal.message);
+      },
+    },
+  );
+  setHandler(
+    withdrawUpdate,
+    (withdrawal) =>
+      persist(
+        { deciderId: withdrawal.userId, step: current().step!, decision: 'withdraw', comment: withdrawal.comment },
+        withdrawal,
+      ),
+    {
+      validator: (_withdrawal) => {
+        assertIdle();
+        if (current().status !== 'in_review')
+          refuse('application_closed', `The application is ${current().status}: it can no longer be withdrawn.`);
+      },
+    },
+  );
+}
+
 /**
  * The four-step approval of a loan application (docs/architecture.md §5): cashier, branch head, credit committee,
  * direction. Decisions are Updates: the validator refuses synchronously what the circuit forbids (wrong
@@ -58,10 +103,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
   let busy = false;
   const recordLoanDecision = patched(localDecisionsPatch) ? recordDecisionLocally : recordDecisionAsTask;
   /** Writes the decision (the activity stamps its time), then moves the state to what the circuit says. */
-  const persist = async (
-    request: DecisionRequest | (Omit<DecisionRequest, 'decision'> & { decision: 'withdraw' }),
-    origin: Pick<DecisionInput, 'requestId' | 'address'>,
-  ) => {
+  const persist: Persist = async (request, origin) => {
     const after =
       request.decision === 'withdraw'
         ? { status: 'withdrawn' as const, step: null }
@@ -99,36 +141,7 @@ export async function loanApproval(input: LoanApprovalInput): Promise<ApprovalVi
 
   tagWorkflow({ enterpriseId: input.enterpriseId, branchId: input.branchId, businessId: input.applicationNumber });
   setHandler(approvalStateQuery, () => state);
-  setHandler(
-    decideUpdate,
-    (decision) =>
-      persist(
-        { deciderId: decision.deciderId, step: decision.step, decision: decision.decision, comment: decision.comment },
-        decision,
-      ),
-    {
-      validator: (decision) => {
-        assertIdle();
-        const refusal = refusalOf(state, decision, input.submittedBy);
-        if (refusal !== null) refuse(refusal.code, refusal.message);
-      },
-    },
-  );
-  setHandler(
-    withdrawUpdate,
-    (withdrawal) =>
-      persist(
-        { deciderId: withdrawal.userId, step: state.step!, decision: 'withdraw', comment: withdrawal.comment },
-        withdrawal,
-      ),
-    {
-      validator: (_withdrawal) => {
-        assertIdle();
-        if (state.status !== 'in_review')
-          refuse('application_closed', `The application is ${state.status}: it can no longer be withdrawn.`);
-      },
-    },
-  );
+  setDecisionHandlers(input, () => state, persist, assertIdle);
 
   while (state.status === 'in_review') {
     const decisionsBefore = state.decisions.length;

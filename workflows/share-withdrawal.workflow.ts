@@ -53,82 +53,75 @@ function nextRefundFlag(
   return undefined;
 }
 
-/**
- * A member's withdrawal of shares (AUSCOOP Art. 11, the seed): the notice period as a durable timer, during
- * which the member or the board may cancel; then the shares are cancelled and the refund is owed, due within a
- * year (two by the board's decision); a reminder before that date, the refund overdue after it; the refund,
- * made at the till or to the member's account, ends it. Decisions are Updates persisted by an activity before
- * the state moves; one at a time.
- */
-export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<ShareWithdrawalView> {
-  let view: ShareWithdrawalView = {
-    status: 'notice',
-    effectiveOn: null,
-    refundDueOn: null,
-    refundExtended: false,
+/** What the workflow knows: the view it answers with, whether a decision is being written, the refund's days. */
+interface WithdrawalState {
+  view: ShareWithdrawalView;
+  busy: boolean;
+  refundDueDays: number;
+}
+
+/** Runs the activity of a decision; a refusal it returns becomes the Update's failure, nothing moved. */
+async function persist<R extends object>(
+  state: WithdrawalState,
+  work: () => Promise<R | Refused>,
+  apply: (result: R) => void,
+): Promise<ShareWithdrawalView> {
+  state.busy = true;
+  try {
+    const result = await work();
+    if ('outcome' in result && result.outcome === 'refused') return refuse(result.code, result.message);
+    apply(result as R);
+    return state.view;
+  } finally {
+    state.busy = false;
+  }
+}
+
+const expect = (state: WithdrawalState, status: ShareWithdrawalView['status'], code: ErrorCode, what: string) => {
+  if (state.busy) refuse('decision_in_progress', 'Another decision on this withdrawal is being recorded: try again.');
+  if (state.view.status !== status) refuse(code, `The withdrawal is ${state.view.status}: ${what}.`);
+};
+
+const deadline = (state: WithdrawalState, result: RefundDeadline, refundExtended = state.view.refundExtended) => {
+  state.refundDueDays = result.refundDueDays;
+  state.view = {
+    ...state.view,
+    status: result.status,
+    effectiveOn: result.effectiveOn,
+    refundDueOn: result.refundDueOn,
+    refundExtended,
     refundReminded: false,
     refundOverdue: false,
   };
-  let busy = false;
-  let refundDueDays = 0;
+};
 
-  /** Runs the activity of a decision; a refusal it returns becomes the Update's failure, nothing moved. */
-  const persist = async <R extends object>(
-    work: () => Promise<R | Refused>,
-    apply: (result: R) => void,
-  ): Promise<ShareWithdrawalView> => {
-    busy = true;
-    try {
-      const result = await work();
-      if ('outcome' in result && result.outcome === 'refused') return refuse(result.code, result.message);
-      apply(result as R);
-      return view;
-    } finally {
-      busy = false;
-    }
-  };
-  const expect = (status: ShareWithdrawalView['status'], code: ErrorCode, what: string) => {
-    if (busy) refuse('decision_in_progress', 'Another decision on this withdrawal is being recorded: try again.');
-    if (view.status !== status) refuse(code, `The withdrawal is ${view.status}: ${what}.`);
-  };
-  const deadline = (result: RefundDeadline, refundExtended = view.refundExtended) => {
-    refundDueDays = result.refundDueDays;
-    view = {
-      ...view,
-      status: result.status,
-      effectiveOn: result.effectiveOn,
-      refundDueOn: result.refundDueOn,
-      refundExtended,
-      refundReminded: false,
-      refundOverdue: false,
-    };
-  };
-
-  tagWorkflow({ enterpriseId: input.enterpriseId, branchId: input.branchId, businessId: input.withdrawalNumber });
-  setHandler(withdrawalStateQuery, () => view);
+/** The Updates that cancel the withdrawal, extend its refund period or record its refund. */
+function setDecisionHandlers(input: ShareWithdrawalInput, state: WithdrawalState): void {
   setHandler(
     cancelWithdrawalUpdate,
     (request) =>
       persist(
+        state,
         () => cancelShareWithdrawal({ withdrawalId: input.withdrawalId, ...request }),
-        () => (view = { ...view, status: 'cancelled' }),
+        () => (state.view = { ...state.view, status: 'cancelled' }),
       ),
     {
       validator: (_request) =>
-        expect('notice', 'withdrawal_not_in_notice', 'only a withdrawal in its notice period can be cancelled'),
+        expect(state, 'notice', 'withdrawal_not_in_notice', 'only a withdrawal in its notice period can be cancelled'),
     },
   );
   setHandler(
     extendRefundUpdate,
     (request) =>
       persist(
+        state,
         () => extendShareRefund({ withdrawalId: input.withdrawalId, ...request }),
-        (result) => deadline(result, true),
+        (result) => deadline(state, result, true),
       ),
     {
       validator: (_request) => {
-        expect('effective', 'refund_not_owed', 'no refund is waiting');
-        if (view.refundExtended)
+        expect(state, 'effective', 'refund_not_owed', 'no refund is waiting');
+        if (state.view.refundExtended)
           refuse('refund_already_extended', 'The refund period was extended once already (two years at most).');
       },
     },
@@ -137,40 +130,75 @@ export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<Shar
     refundUpdate,
     (request) =>
       persist(
+        state,
         () => refundShareWithdrawal({ withdrawalId: input.withdrawalId, ...request }),
-        () => (view = { ...view, status: 'refunded' }),
+        () => (state.view = { ...state.view, status: 'refunded' }),
       ),
     {
-      validator: (_request) => expect('effective', 'refund_not_owed', 'no refund is waiting'),
+      validator: (_request) => expect(state, 'effective', 'refund_not_owed', 'no refund is waiting'),
     },
   );
+}
 
-  // 1. The notice period, unless cancelled; a cancellation being written when it ends still counts.
-  await waitUntil(() => view.status !== 'notice', input.noticeDays * input.dayMs);
-  await condition(() => !busy);
-  if (view.status === 'notice') deadline(await makeShareWithdrawalEffective({ withdrawalId: input.withdrawalId }));
-
-  // 2. The refund is owed: remind, then flag it overdue. Time is counted from the effective date by the waits
-  // themselves; an extension only moves the deadlines later, so a wait never overshoots: when one ends, the
-  // deadlines are read again.
+/**
+ * The refund is owed: remind, then flag it overdue. Time is counted from the effective date by the waits
+ * themselves; an extension only moves the deadlines later, so a wait never overshoots: when one ends, the
+ * deadlines are read again.
+ */
+async function flagRefundUntilMade(input: ShareWithdrawalInput, state: WithdrawalState): Promise<void> {
   let elapsedMs = 0;
-  while (view.status === 'effective') {
-    const next = nextRefundFlag(view, refundDueDays, input);
-    const dueOn = view.refundDueOn;
-    const moved = () => view.status !== 'effective' || view.refundDueOn !== dueOn;
+  while (state.view.status === 'effective') {
+    const next = nextRefundFlag(state.view, state.refundDueDays, input);
+    const dueOn = state.view.refundDueOn;
+    const moved = () => state.view.status !== 'effective' || state.view.refundDueOn !== dueOn;
     if (next === undefined) {
       await condition(moved);
       continue;
     }
     if (next.atMs > elapsedMs) {
-      if (await waitUntil(() => view.status !== 'effective', next.atMs - elapsedMs)) continue;
+      if (await waitUntil(() => state.view.status !== 'effective', next.atMs - elapsedMs)) continue;
       elapsedMs = next.atMs;
     }
-    await condition(() => !busy);
+    await condition(() => !state.busy);
     if (moved()) continue;
     await flagShareRefund({ withdrawalId: input.withdrawalId, flag: next.flag });
-    view = next.flag === 'reminder' ? { ...view, refundReminded: true } : { ...view, refundOverdue: true };
+    state.view =
+      next.flag === 'reminder' ? { ...state.view, refundReminded: true } : { ...state.view, refundOverdue: true };
   }
+}
+
+/**
+ * A member's withdrawal of shares (AUSCOOP Art. 11, the seed): the notice period as a durable timer, during
+ * which the member or the board may cancel; then the shares are cancelled and the refund is owed, due within a
+ * year (two by the board's decision); a reminder before that date, the refund overdue after it; the refund,
+ * made at the till or to the member's account, ends it. Decisions are Updates persisted by an activity before
+ * the state moves; one at a time.
+ */
+export async function shareWithdrawal(input: ShareWithdrawalInput): Promise<ShareWithdrawalView> {
+  const state: WithdrawalState = {
+    view: {
+      status: 'notice',
+      effectiveOn: null,
+      refundDueOn: null,
+      refundExtended: false,
+      refundReminded: false,
+      refundOverdue: false,
+    },
+    busy: false,
+    refundDueDays: 0,
+  };
+  tagWorkflow({ enterpriseId: input.enterpriseId, branchId: input.branchId, businessId: input.withdrawalNumber });
+  setHandler(withdrawalStateQuery, () => state.view);
+  setDecisionHandlers(input, state);
+
+  // 1. The notice period, unless cancelled; a cancellation being written when it ends still counts.
+  await waitUntil(() => state.view.status !== 'notice', input.noticeDays * input.dayMs);
+  await condition(() => !state.busy);
+  if (state.view.status === 'notice')
+    deadline(state, await makeShareWithdrawalEffective({ withdrawalId: input.withdrawalId }));
+
+  // 2. The refund is owed: remind, then flag it overdue, until it is made.
+  await flagRefundUntilMade(input, state);
   await condition(allHandlersFinished);
-  return view;
+  return state.view;
 }

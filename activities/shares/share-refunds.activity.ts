@@ -65,6 +65,56 @@ async function debtsOf(
 }
 
 /**
+ * A retried refund's result (the same Idempotency-Key), or null when the refund is owed and still to be made;
+ * a withdrawal refunded by another request, or owing no refund, is refused.
+ */
+function earlierRefund(withdrawal: ShareWithdrawal, input: RefundInput): RefundResult | null {
+  if (withdrawal.status === 'refunded') {
+    if (withdrawal.refundIdempotencyKey === input.idempotencyKey)
+      return {
+        outcome: 'recorded' as const,
+        offsetAmount: withdrawal.offsetAmount!,
+        netRefund: withdrawal.netRefund!,
+      };
+    throw new AppError(
+      'conflict',
+      'already_refunded',
+      `Withdrawal ${withdrawal.number} was refunded on ${withdrawal.refundedOn}.`,
+    );
+  }
+  if (withdrawal.status !== 'effective')
+    throw new AppError(
+      'conflict',
+      'refund_not_owed',
+      `Withdrawal ${withdrawal.number} is ${withdrawal.status}: no refund is owed.`,
+    );
+  return null;
+}
+
+/** Audits the refund: what was owed, offset against each loan, and paid out. */
+async function auditRefund(
+  trx: Knex.Transaction,
+  input: RefundInput,
+  withdrawal: ShareWithdrawal,
+  offsets: ReturnType<typeof refundOffsets>,
+): Promise<void> {
+  await recordAudit(trx, input, {
+    action: 'share_withdrawal.refund',
+    entityType: 'share_withdrawal',
+    entityId: withdrawal.id,
+    enterpriseId: withdrawal.enterpriseId,
+    details: {
+      number: withdrawal.number,
+      owed: withdrawal.cancelledPaid,
+      offset: formatAmount(offsets.offset),
+      net: formatAmount(offsets.net),
+      channel: input.channel,
+      loans: Object.fromEntries([...offsets.byLoan].map(([id, amount]) => [id, formatAmount(amount)])),
+    },
+  });
+}
+
+/**
  * Refunds the paid value of withdrawn shares, net of what the member owes (AUSCOOP Art. 11): their overdue
  * installments first, then, when they leave, their loans' outstanding principal; each part is a loan repayment
  * funded from the refund owed (4417). What is left is paid at the till or onto the member's account.
@@ -74,25 +124,8 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
     const found = await ShareWithdrawal.query(trx).findById(input.withdrawalId).throwIfNotFound();
     await lockMember(trx, found.clientId);
     const withdrawal = await ShareWithdrawal.query(trx).findById(found.id).forUpdate().throwIfNotFound();
-    if (withdrawal.status === 'refunded') {
-      if (withdrawal.refundIdempotencyKey === input.idempotencyKey)
-        return {
-          outcome: 'recorded' as const,
-          offsetAmount: withdrawal.offsetAmount!,
-          netRefund: withdrawal.netRefund!,
-        };
-      throw new AppError(
-        'conflict',
-        'already_refunded',
-        `Withdrawal ${withdrawal.number} was refunded on ${withdrawal.refundedOn}.`,
-      );
-    }
-    if (withdrawal.status !== 'effective')
-      throw new AppError(
-        'conflict',
-        'refund_not_owed',
-        `Withdrawal ${withdrawal.number} is ${withdrawal.status}: no refund is owed.`,
-      );
+    const earlier = earlierRefund(withdrawal, input);
+    if (earlier !== null) return earlier;
     const businessDate = await businessDateOf(trx, withdrawal.enterpriseId, now);
     const { loans, debts } = await debtsOf(trx, withdrawal.clientId, businessDate);
     const funding = await fundingOf(trx, input.channel, input.accountId, withdrawal.clientId);
@@ -125,20 +158,7 @@ export async function refundShareWithdrawal(knex: Knex, now: Date, input: Refund
         refundRequest: input.request,
       })
       .where('id', withdrawal.id);
-    await recordAudit(trx, input, {
-      action: 'share_withdrawal.refund',
-      entityType: 'share_withdrawal',
-      entityId: withdrawal.id,
-      enterpriseId: withdrawal.enterpriseId,
-      details: {
-        number: withdrawal.number,
-        owed: withdrawal.cancelledPaid,
-        offset: formatAmount(offsets.offset),
-        net: formatAmount(offsets.net),
-        channel: input.channel,
-        loans: Object.fromEntries([...offsets.byLoan].map(([id, amount]) => [id, formatAmount(amount)])),
-      },
-    });
+    await auditRefund(trx, input, withdrawal, offsets);
     return {
       outcome: 'recorded' as const,
       offsetAmount: formatAmount(offsets.offset),

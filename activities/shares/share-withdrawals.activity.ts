@@ -53,6 +53,27 @@ export interface WithdrawalRequestInput {
   reason: string;
 }
 
+async function auditWithdrawalRequest(
+  trx: Knex.Transaction,
+  actor: Actor,
+  withdrawal: ShareWithdrawal,
+  subscription: ShareSubscription,
+): Promise<void> {
+  await recordAudit(trx, actor, {
+    action: 'share_withdrawal.request',
+    entityType: 'share_withdrawal',
+    entityId: withdrawal.id,
+    enterpriseId: withdrawal.enterpriseId,
+    details: {
+      number: withdrawal.number,
+      subscription: subscription.number,
+      shares: withdrawal.shares,
+      leaving: withdrawal.leaving,
+      notice_days: withdrawal.noticeDays,
+    },
+  });
+}
+
 /**
  * Records a member's written notice to withdraw shares of a subscription: refused for shares that are not
  * withdrawable, founder shares before their seniority, or a holding left below the type's minimum by a member
@@ -120,19 +141,7 @@ export async function requestShareWithdrawal(
       requestedBy: actor.userId,
       workflowId: shareWithdrawalWorkflowId(id),
     });
-    await recordAudit(trx, actor, {
-      action: 'share_withdrawal.request',
-      entityType: 'share_withdrawal',
-      entityId: id,
-      enterpriseId: withdrawal.enterpriseId,
-      details: {
-        number: withdrawal.number,
-        subscription: subscription.number,
-        shares,
-        leaving: input.leaving,
-        notice_days: noticeDays,
-      },
-    });
+    await auditWithdrawalRequest(trx, actor, withdrawal, subscription);
     return { withdrawal, refundReminderDays: configuration.shareRefundReminderDays };
   });
 }
@@ -199,6 +208,38 @@ const deadlineOf = (withdrawal: ShareWithdrawal): RefundDeadline => ({
   refundDueDays: daysBetween(withdrawal.effectiveOn!, withdrawal.refundDueOn!),
 });
 
+/** Posts the cancelled shares: their unpaid part, then their paid part, each when not zero. */
+async function postCancellation(
+  trx: Knex.Transaction,
+  now: Date,
+  withdrawal: ShareWithdrawal,
+  subscription: ShareSubscription,
+  split: ReturnType<typeof cancellationSplit>,
+): Promise<void> {
+  for (const [kind, amount] of [
+    ['share_unpaid_cancellation', split.unpaid],
+    ['share_cancellation', split.paid],
+  ] as const) {
+    if (amount.isZero()) continue;
+    await recordBusinessEvent(trx, now, {
+      enterpriseId: withdrawal.enterpriseId,
+      branchId: withdrawal.branchId,
+      kind,
+      amount,
+      subjectId: subscription.id,
+      payload: {
+        withdrawal: withdrawal.id,
+        withdrawal_number: withdrawal.number,
+        subscription: subscription.id,
+        shares: withdrawal.shares,
+      },
+      idempotencyKey: `${withdrawal.workflowId}:${kind}`,
+      actorId: null,
+      description: `${kind.replaceAll('_', ' ')} ${withdrawal.number} (${subscription.number})`,
+    });
+  }
+}
+
 /**
  * The notice is over: the shares are cancelled at the business date. Their unpaid part is no longer owed
  * (1001 back to 4411), their paid part is owed to the member (1000 to 4411), refundable within a year. With
@@ -230,28 +271,7 @@ export async function makeShareWithdrawalEffective(
       subscriptionUnpaid: unpaidOf(subscription),
     });
     const businessDate = await businessDateOf(trx, withdrawal.enterpriseId, now);
-    for (const [kind, amount] of [
-      ['share_unpaid_cancellation', split.unpaid],
-      ['share_cancellation', split.paid],
-    ] as const) {
-      if (amount.isZero()) continue;
-      await recordBusinessEvent(trx, now, {
-        enterpriseId: withdrawal.enterpriseId,
-        branchId: withdrawal.branchId,
-        kind,
-        amount,
-        subjectId: subscription.id,
-        payload: {
-          withdrawal: withdrawal.id,
-          withdrawal_number: withdrawal.number,
-          subscription: subscription.id,
-          shares: withdrawal.shares,
-        },
-        idempotencyKey: `${withdrawal.workflowId}:${kind}`,
-        actorId: null,
-        description: `${kind.replaceAll('_', ' ')} ${withdrawal.number} (${subscription.number})`,
-      });
-    }
+    await postCancellation(trx, now, withdrawal, subscription, split);
     await ShareSubscription.query(trx)
       .patch({
         withdrawnShares: subscription.withdrawnShares + withdrawal.shares,

@@ -128,14 +128,10 @@ function solvency(equity: Part[], input: PrudentialInput): Ratio {
   return ratioOf(head, input.settings.solvency_min, equity, risks);
 }
 
-/**
- * EMF 2002/14: the correspondents' accounts are taken as all due within three months and the term deposits
- * (36) too, the data holding no maturities for them; so are borrowings (17, 18), which the product does not
- * lend against a schedule. Each approximation can only lower the ratio.
- */
-function liquidity(input: PrudentialInput): Ratio {
+/** The assets counted as liquid within three months, at their rates. */
+function liquidAssets(input: PrudentialInput): Part[] {
   const { balances } = input;
-  const assets = [
+  return [
     partOf({ key: 'cash', label: 'Caisse (57)', prefixes: ['57'], reading: 'debit' }, balances),
     partOf(
       {
@@ -164,7 +160,11 @@ function liquidity(input: PrudentialInput): Ratio {
       balances,
     ),
   ];
-  const liabilities = [
+}
+
+/** The liabilities counted as due within three months, at their rates. */
+function shortTermLiabilities(balances: PrudentialInput['balances']): Part[] {
+  return [
     partOf(
       {
         key: 'correspondents_credit',
@@ -206,6 +206,16 @@ function liquidity(input: PrudentialInput): Ratio {
       balances,
     ),
   ];
+}
+
+/**
+ * EMF 2002/14: the correspondents' accounts are taken as all due within three months and the term deposits
+ * (36) too, the data holding no maturities for them; so are borrowings (17, 18), which the product does not
+ * lend against a schedule. Each approximation can only lower the ratio.
+ */
+function liquidity(input: PrudentialInput): Ratio {
+  const assets = liquidAssets(input);
+  const liabilities = shortTermLiabilities(input.balances);
   const head: RatioHead = {
     code: 'liquidity',
     label: 'Liquidité',

@@ -89,6 +89,23 @@ export function loanProblems(row: Row, cutOverDate: IsoDate, product: LoanProduc
       problem: `over the outstanding principal (${outstanding.toFixed(0)})`,
     });
   }
+  problems.push(...guaranteeProblems(row));
+  // A loan not performing accrues nothing (§2's accrual rule; R-2017/07 Art. 15-d: its interest is income only when
+  // collected).
+  const accrued = amountOf(row, 'accrued_interest');
+  if (accrued?.isZero() === false && ['overdue', 'doubtful', 'litigious'].includes(row.classification ?? '')) {
+    problems.push({
+      column: 'accrued_interest',
+      value: row.accrued_interest!,
+      problem: `only a performing loan accrues interest (this one is ${row.classification})`,
+    });
+  }
+  return problems;
+}
+
+/** A guarantee comes with its guarantor, another member, and is worth something; a held account needs one too. */
+function guaranteeProblems(row: Row): CellProblem[] {
+  const problems: CellProblem[] = [];
   const guarantor = row.guarantor_member_number ?? '';
   if ((guarantor === '') !== ((row.guarantee_value ?? '') === '')) {
     problems.push(
@@ -114,16 +131,6 @@ export function loanProblems(row: Row, cutOverDate: IsoDate, product: LoanProduc
       column: 'guarantee_held_account',
       value: row.guarantee_held_account!,
       problem: 'a held account without a guarantor',
-    });
-  }
-  // A loan not performing accrues nothing (§2's accrual rule; R-2017/07 Art. 15-d: its interest is income only when
-  // collected).
-  const accrued = amountOf(row, 'accrued_interest');
-  if (accrued?.isZero() === false && ['overdue', 'doubtful', 'litigious'].includes(row.classification ?? '')) {
-    problems.push({
-      column: 'accrued_interest',
-      value: row.accrued_interest!,
-      problem: `only a performing loan accrues interest (this one is ${row.classification})`,
     });
   }
   return problems;
