@@ -2,7 +2,7 @@ import { daysBetween, type IsoDate } from '../calendar';
 import { classifyBorrowerLoans, type ClassAccounts, type LoanClass } from '../loans/classification';
 import { doubtfulAccountOf, notDoubtfulProvisionAccount, provisionAccountOf } from '../loans/doubtful-accounts';
 import { yearsSince } from '../loans/provisioning';
-import { Money } from '../money';
+import { formatAmount, Money } from '../money';
 import { parseImportAmount, parseImportDate, type CellProblem } from './cells';
 
 /**
@@ -86,7 +86,7 @@ export function loanProblems(row: Row, cutOverDate: IsoDate, product: LoanProduc
     problems.push({
       column: 'provision',
       value: row.provision!,
-      problem: `over the outstanding principal (${outstanding.toFixed(0)})`,
+      problem: `over the outstanding principal (${formatAmount(outstanding)})`,
     });
   }
   problems.push(...guaranteeProblems(row));
@@ -238,7 +238,7 @@ export function scheduleProblems(row: Row, installments: readonly ImportedInstal
         value: row[column]!,
         problem:
           `the schedule's ${column === 'original_amount' ? 'principal' : column.replace('_', ' ')} sums to ` +
-          `${sum.toFixed(0)}`,
+          `${formatAmount(sum)}`,
       });
   }
   const twice = installments.find(
