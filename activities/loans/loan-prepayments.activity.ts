@@ -203,25 +203,7 @@ export async function recordPrepayment(
     if (!split.ok) throw prepaymentRefusal(split.reason, position, input.amount);
     const outstanding = position.principalAhead.minus(split.principal);
     const current = position.current!;
-    const series = prepaymentSeries({
-      strategy,
-      method: loan.method,
-      frequency: loan.frequency,
-      annualRate: new Money(loan.annualRate),
-      outstanding,
-      from: position.asOf,
-      dueDates: [current.installment, ...position.later].map((row) => row.dueDate),
-      level: keptLevel([current.installment, ...position.later], loan.method),
-    });
-    // The spread premium still to come rides on the new series, and so counts in its TEG (§14.6).
-    const insurance = carriedInsurance([current.installment, ...position.later], series.length);
-    const totals = series.map((row, index) => row.total.plus(insurance[index]!));
-    const teg = effectiveGlobalRate({
-      principal: outstanding,
-      fees: new Money(0),
-      installments: totals,
-      periodsPerYear: periodsPerYear[loan.frequency],
-    });
+    const { series, insurance, teg } = prepaymentSchedule(locked, strategy, outstanding);
     const settled = await settleDues(trx, locked, split.principal);
     const version = await replaceSchedule(trx, {
       loanId: loan.id,
@@ -251,6 +233,32 @@ export async function recordPrepayment(
     };
     return { prepayment: await recordOperation(trx, context.clock(), actor, locked, input, made), replayed: false };
   });
+}
+
+/** The series replacing the installments after the current one, with the spread premium it carries and its TEG. */
+function prepaymentSchedule(locked: LockedLoan, strategy: PrepaymentStrategy, outstanding: Money) {
+  const { loan, position } = locked;
+  const current = position.current!;
+  const series = prepaymentSeries({
+    strategy,
+    method: loan.method,
+    frequency: loan.frequency,
+    annualRate: new Money(loan.annualRate),
+    outstanding,
+    from: position.asOf,
+    dueDates: [current.installment, ...position.later].map((row) => row.dueDate),
+    level: keptLevel([current.installment, ...position.later], loan.method),
+  });
+  // The spread premium still to come rides on the new series, and so counts in its TEG (§14.6).
+  const insurance = carriedInsurance([current.installment, ...position.later], series.length);
+  const totals = series.map((row, index) => row.total.plus(insurance[index]!));
+  const teg = effectiveGlobalRate({
+    principal: outstanding,
+    fees: new Money(0),
+    installments: totals,
+    periodsPerYear: periodsPerYear[loan.frequency],
+  });
+  return { series, insurance, teg };
 }
 
 function prepaymentRefusal(
@@ -330,6 +338,49 @@ interface Allocation {
   principal: Money;
 }
 
+/** The installments due, paid in full: what each settles, and each as paid. */
+function duesPaid(due: readonly InstallmentState[]): { allocations: Allocation[]; paid: InstallmentState[] } {
+  const allocations: Allocation[] = due.map((row) => ({
+    number: row.number,
+    due_date: row.dueDate,
+    penalty: row.penaltyDue.minus(row.penaltyPaid),
+    insurance: unpaidInsurance(row),
+    interest: row.interestDue.minus(row.interestPaid),
+    principal: row.principalDue.minus(row.principalPaid),
+  }));
+  const paid: InstallmentState[] = due.map((row) => ({
+    ...row,
+    penaltyPaid: row.penaltyDue,
+    insurancePaid: row.insuranceDue,
+    interestPaid: row.interestDue,
+    principalPaid: row.principalDue,
+  }));
+  return { allocations, paid };
+}
+
+/** A payoff's later installments: their principal paid, no interest or insurance owed (never earned). */
+function laterPaidOff(later: readonly InstallmentState[]): { allocations: Allocation[]; paid: InstallmentState[] } {
+  const allocations: Allocation[] = [];
+  const paid: InstallmentState[] = [];
+  for (const row of later) {
+    allocations.push({
+      number: row.number,
+      due_date: row.dueDate,
+      penalty: zero,
+      insurance: zero,
+      interest: zero,
+      principal: row.principalDue.minus(row.principalPaid),
+    });
+    paid.push({
+      ...row,
+      principalPaid: row.principalDue,
+      interestDue: row.interestPaid,
+      insuranceDue: row.insurancePaid,
+    });
+  }
+  return { allocations, paid };
+}
+
 /**
  * Settles the installments due and the current one, which becomes the early repayment's own installment: due on the
  * payment date, its interest to that day, its principal what it had paid and `principalAhead`. A payoff's later
@@ -344,21 +395,7 @@ async function settleDues(
 ): Promise<Allocation[]> {
   const { loan, position } = locked;
   const asOf = position.asOf;
-  const allocations: Allocation[] = position.due.map((row) => ({
-    number: row.number,
-    due_date: row.dueDate,
-    penalty: row.penaltyDue.minus(row.penaltyPaid),
-    insurance: unpaidInsurance(row),
-    interest: row.interestDue.minus(row.interestPaid),
-    principal: row.principalDue.minus(row.principalPaid),
-  }));
-  const paid: InstallmentState[] = position.due.map((row) => ({
-    ...row,
-    penaltyPaid: row.penaltyDue,
-    insurancePaid: row.insuranceDue,
-    interestPaid: row.interestDue,
-    principalPaid: row.principalDue,
-  }));
+  const { allocations, paid } = duesPaid(position.due);
   const current = position.current;
   if (current !== null) {
     const { installment, interestEarned } = current;
@@ -388,22 +425,9 @@ async function settleDues(
       penaltyThrough: asOf,
     });
     if (payoff) {
-      for (const row of position.later) {
-        allocations.push({
-          number: row.number,
-          due_date: row.dueDate,
-          penalty: zero,
-          insurance: zero,
-          interest: zero,
-          principal: row.principalDue.minus(row.principalPaid),
-        });
-        paid.push({
-          ...row,
-          principalPaid: row.principalDue,
-          interestDue: row.interestPaid,
-          insuranceDue: row.insurancePaid,
-        });
-      }
+      const later = laterPaidOff(position.later);
+      allocations.push(...later.allocations);
+      paid.push(...later.paid);
     }
   }
   if (paid.length > 0)
@@ -435,6 +459,98 @@ const zero = new Money(0);
 const total = (rows: readonly Allocation[], part: 'penalty' | 'insurance' | 'interest' | 'principal') =>
   rows.reduce((sum, row) => sum.plus(row[part]), new Money(0));
 
+/** The allocations as the repayment row shows them: `insurance` only where some was paid. */
+function allocationsOf(settled: readonly Allocation[]) {
+  return settled.map((row) => ({
+    number: row.number,
+    due_date: row.due_date,
+    penalty: formatAmount(row.penalty),
+    ...(row.insurance.isZero() ? {} : { insurance: formatAmount(row.insurance) }),
+    interest: formatAmount(row.interest),
+    principal: formatAmount(row.principal),
+  }));
+}
+
+/** What the operation posts and records beside the repayment row. */
+interface Posting {
+  funding: RepaymentFunding;
+  repaymentId: string;
+  input: EarlyRepaymentInput;
+  made: Made;
+}
+
+/** The repayment's components posted, as a repayment's (the ledger's entry point). */
+async function postRepayment(
+  trx: Knex.Transaction,
+  now: Date,
+  actor: Actor,
+  locked: LockedLoan,
+  posting: Posting & { repaid: Money; totals: ReturnType<typeof settledTotals> },
+): Promise<void> {
+  const { loan, product, position } = locked;
+  const { funding, repaid, repaymentId, totals, input, made } = posting;
+  const accounts = {
+    portfolio: product.portfolioAccountCode,
+    interestIncome: product.interestIncomeAccountCode,
+    penaltyIncome: product.penaltyIncomeAccountCode,
+  };
+  const repayment = {
+    loan,
+    businessDate: position.asOf,
+    amount: repaid,
+    funding,
+    dues: 'payable',
+    reference: input.reference,
+    key: made.key,
+    request: made.request,
+    actorId: actor.userId,
+  } as const;
+  for (const event of repaymentEvents(repayment, accounts, repaymentId, totals))
+    await recordBusinessEvent(trx, now, event);
+}
+
+/** The early repayment fee, from the member's account or the cash. */
+async function postFee(
+  trx: Knex.Transaction,
+  now: Date,
+  actor: Actor,
+  locked: LockedLoan,
+  posting: Posting,
+): Promise<void> {
+  const { loan, product } = locked;
+  const { funding, repaymentId, input, made } = posting;
+  const source = funding.channel === 'account' ? funding.leg.depositAccountCode : defaultRoleAccounts.cash!;
+  await recordBusinessEvent(trx, now, {
+    enterpriseId: loan.enterpriseId,
+    branchId: loan.branchId,
+    subjectId: funding.channel === 'account' ? funding.leg.account.id : loan.id,
+    actorId: actor.userId,
+    kind: 'loan_fee',
+    amount: made.fee,
+    payload: {
+      loan: loan.id,
+      loan_number: loan.number,
+      repayment: repaymentId,
+      channel: input.channel,
+      early_repayment: made.kind,
+    },
+    idempotencyKey: `${made.key}:fee`,
+    productAccounts: { cash: source, fee_income: product.feeIncomeAccountCode },
+    description: `early repayment fee ${loan.number}`,
+  });
+}
+
+/** The parts settled, summed as a repayment's components (an early repayment earns no unearned interest). */
+function settledTotals(settled: readonly Allocation[]) {
+  return {
+    penalty: total(settled, 'penalty'),
+    insurance: total(settled, 'insurance'),
+    interest: total(settled, 'interest'),
+    unearnedInterest: zero,
+    principal: total(settled, 'principal'),
+  };
+}
+
 /** The member's money moved, the repayment and the fee posted, the repayment and the prepayment rows written. */
 async function recordOperation(
   trx: Knex.Transaction,
@@ -444,14 +560,8 @@ async function recordOperation(
   input: EarlyRepaymentInput,
   made: Made,
 ): Promise<LoanPrepaymentDetail> {
-  const { loan, product, position } = locked;
-  const totals = {
-    penalty: total(made.settled, 'penalty'),
-    insurance: total(made.settled, 'insurance'),
-    interest: total(made.settled, 'interest'),
-    unearnedInterest: zero,
-    principal: total(made.settled, 'principal'),
-  };
+  const { loan, position } = locked;
+  const totals = settledTotals(made.settled);
   const repaid = totals.penalty.plus(totals.insurance).plus(totals.interest).plus(totals.principal);
   const funding: RepaymentFunding =
     input.channel === 'account'
@@ -477,57 +587,10 @@ async function recordOperation(
     idempotency_key: made.key,
     request: JSON.stringify(made.request),
     recorded_by: actor.userId,
-    allocations: JSON.stringify(
-      made.settled.map((row) => ({
-        // `insurance` only where some was paid, as a repayment shows it.
-        number: row.number,
-        due_date: row.due_date,
-        penalty: formatAmount(row.penalty),
-        ...(row.insurance.isZero() ? {} : { insurance: formatAmount(row.insurance) }),
-        interest: formatAmount(row.interest),
-        principal: formatAmount(row.principal),
-      })),
-    ),
+    allocations: JSON.stringify(allocationsOf(made.settled)),
   });
-  const accounts = {
-    portfolio: product.portfolioAccountCode,
-    interestIncome: product.interestIncomeAccountCode,
-    penaltyIncome: product.penaltyIncomeAccountCode,
-  };
-  const repayment = {
-    loan,
-    businessDate: position.asOf,
-    amount: repaid,
-    funding,
-    dues: 'payable',
-    reference: input.reference,
-    key: made.key,
-    request: made.request,
-    actorId: actor.userId,
-  } as const;
-  for (const event of repaymentEvents(repayment, accounts, repaymentId, totals))
-    await recordBusinessEvent(trx, now, event);
-  if (made.fee.gt(0)) {
-    const source = funding.channel === 'account' ? funding.leg.depositAccountCode : defaultRoleAccounts.cash!;
-    await recordBusinessEvent(trx, now, {
-      enterpriseId: loan.enterpriseId,
-      branchId: loan.branchId,
-      subjectId: funding.channel === 'account' ? funding.leg.account.id : loan.id,
-      actorId: actor.userId,
-      kind: 'loan_fee',
-      amount: made.fee,
-      payload: {
-        loan: loan.id,
-        loan_number: loan.number,
-        repayment: repaymentId,
-        channel: input.channel,
-        early_repayment: made.kind,
-      },
-      idempotencyKey: `${made.key}:fee`,
-      productAccounts: { cash: source, fee_income: product.feeIncomeAccountCode },
-      description: `early repayment fee ${loan.number}`,
-    });
-  }
+  await postRepayment(trx, now, actor, locked, { funding, repaid, repaymentId, totals, input, made });
+  if (made.fee.gt(0)) await postFee(trx, now, actor, locked, { funding, repaymentId, input, made });
   const id = randomUUID();
   await trx('loan_prepayments').insert({
     id,

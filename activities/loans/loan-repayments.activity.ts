@@ -332,16 +332,10 @@ async function loanForRepayment(db: Knex, loanId: string, key: string | null): P
 }
 
 /**
- * Accrues penalties to the business date, allocates oldest installment first (penalties, interest, principal),
- * writes the installments, the loan, the LoanRepayment and one entry per component (the ledger's entry point)
- * in one statement. The loan closes when nothing is left.
+ * Allocates the repayment oldest installment first, on the installments with their penalties accrued to the business
+ * date, and applies it: the installments after, those that changed, and the unearned interest paid per installment.
  */
-async function settleRepayment(
-  db: Knex,
-  now: Date,
-  input: RepaymentToApply,
-  found: LoanForRepayment,
-): Promise<LoanRepaymentRow> {
+function allocatedRepayment(input: RepaymentToApply, found: LoanForRepayment) {
   const { loan, businessDate } = input;
   const stored = found.installments;
   const installments = accruePenalties(stored, businessDate, new Money(loan.penaltyRate));
@@ -367,6 +361,22 @@ async function settleRepayment(
   // Only the rows that changed (accrual and payment functions return the same object otherwise).
   const changed = after.filter((installment, index) => installment !== stored[index]);
   const unearned = unearnedPaid(installments, after, paid, found.periodStarts, businessDate);
+  return { paid, after, changed, unearned };
+}
+
+/**
+ * Accrues penalties to the business date, allocates oldest installment first (penalties, interest, principal),
+ * writes the installments, the loan, the LoanRepayment and one entry per component (the ledger's entry point)
+ * in one statement. The loan closes when nothing is left.
+ */
+async function settleRepayment(
+  db: Knex,
+  now: Date,
+  input: RepaymentToApply,
+  found: LoanForRepayment,
+): Promise<LoanRepaymentRow> {
+  const { loan, businessDate } = input;
+  const { paid, after, changed, unearned } = allocatedRepayment(input, found);
   const interest = sumOf(paid, 'interest');
   const unearnedInterest = [...unearned.values()].reduce((sum, part) => sum.plus(part), new Money(0));
   const totals = {

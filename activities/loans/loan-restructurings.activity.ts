@@ -10,6 +10,7 @@ import {
   requiredPayment,
   restructuredSchedule,
   type CapitalisedArrears,
+  type NewSchedule,
   type RestructuringTerms,
 } from '../../domain/loans/restructuring';
 import { formatAmount, Money } from '../../domain/money';
@@ -180,6 +181,98 @@ async function capitalise(trx: Knex.Transaction, loanId: string, arrears: Capita
   }
 }
 
+/** What the restructuring replaces and carries to the new series, from the installments at its date. */
+interface RestructuringPlan {
+  arrears: Capitalisation;
+  /** The last installment kept: every one begun (due by the date, or paid in part) stays. */
+  keptThrough: number;
+  capitalised: Capitalisation;
+  insurance: Money;
+  restructured: Money;
+}
+
+function restructuringPlan(
+  installments: readonly InstallmentState[],
+  effectiveOn: string,
+  row: RestructuringRow,
+): RestructuringPlan {
+  const arrears = arrearsAt(installments, effectiveOn, row.capitalised_arrears);
+  const paidSome = (installment: InstallmentState) =>
+    installment.principalPaid
+      .plus(installment.interestPaid)
+      .plus(installment.penaltyPaid)
+      .plus(installment.insurancePaid ?? zero)
+      .gt(0);
+  const begun = installments.filter((installment) => installment.dueDate <= effectiveOn || paidSome(installment));
+  const keptThrough = begun.reduce((last, installment) => Math.max(last, installment.number), 0);
+  const replaced = installments.filter((installment) => installment.number > keptThrough);
+  const later = replaced.reduce((total, installment) => total.plus(installment.principalDue), zero);
+  const capitalised = row.capitalise_arrears
+    ? arrears
+    : { part: 'all' as const, rows: [], principal: zero, interest: zero, insurance: zero };
+  // The spread premium not yet paid rides on the new series: the parts replaced, and those capitalised (§14.6).
+  const insurance = replaced.reduce(
+    (total, installment) => total.plus(unpaidInsurance(installment)),
+    capitalised.insurance,
+  );
+  const restructured = later.plus(capitalised.principal);
+  return { arrears, keptThrough, capitalised, insurance, restructured };
+}
+
+/** The new series: the request's terms on the principal restructured, with what the plan carries to it. */
+function newSeries(row: RestructuringRow, loan: Loan, plan: RestructuringPlan, effectiveOn: string): NewSchedule {
+  const terms = {
+    termPeriods: row.term_periods,
+    annualRate: new Money(row.annual_rate),
+    gracePeriods: row.grace_periods,
+  };
+  return restructuredSchedule({
+    ...terms,
+    principal: plan.restructured,
+    capitalisedInterest: plan.capitalised.interest,
+    insurance: plan.insurance,
+    method: loan.method,
+    frequency: loan.frequency,
+    effectiveOn,
+  });
+}
+
+/** Records the restructuring approved, with what Art. 14 will read. */
+async function recordApplied(
+  trx: Knex.Transaction,
+  applied: {
+    id: string;
+    number: number;
+    effectiveOn: string;
+    now: Date;
+    loan: Loan;
+    plan: RestructuringPlan;
+    schedule: NewSchedule;
+    scheduleVersion: number;
+  },
+): Promise<void> {
+  const { loan, plan, schedule } = applied;
+  await trx('loan_restructurings')
+    .where({ id: applied.id })
+    .update({
+      status: 'approved',
+      number: applied.number,
+      effective_on: applied.effectiveOn,
+      applied_at: applied.now,
+      class_before: loan.classification satisfies LoanClass,
+      outstanding_before: loan.outstandingPrincipal,
+      principal_capitalised: formatAmount(plan.capitalised.principal),
+      interest_capitalised: formatAmount(plan.capitalised.interest),
+      insurance_carried: formatAmount(plan.insurance),
+      restructured_amount: formatAmount(plan.restructured),
+      required_payment: formatAmount(requiredPayment(plan.restructured, plan.arrears.interest)),
+      first_due_date: schedule.installments[0]!.dueDate,
+      kept_through: plan.keptThrough,
+      schedule_version: applied.scheduleVersion,
+      teg: schedule.teg,
+    });
+}
+
 /**
  * The restructuring approved (the four-eyes executor, as its maker): the arrears capitalised if asked, the
  * installments not yet due replaced by the new series (`replaceSchedule`, reason `restructuring`), the loan flagged,
@@ -206,26 +299,8 @@ export async function applyRestructuring(
       effectiveOn,
       new Money(loan.penaltyRate),
     );
-    const arrears = arrearsAt(installments, effectiveOn, row.capitalised_arrears);
-    const paidSome = (installment: InstallmentState) =>
-      installment.principalPaid
-        .plus(installment.interestPaid)
-        .plus(installment.penaltyPaid)
-        .plus(installment.insurancePaid ?? zero)
-        .gt(0);
-    const begun = installments.filter((installment) => installment.dueDate <= effectiveOn || paidSome(installment));
-    const keptThrough = begun.reduce((last, installment) => Math.max(last, installment.number), 0);
-    const replaced = installments.filter((installment) => installment.number > keptThrough);
-    const later = replaced.reduce((total, installment) => total.plus(installment.principalDue), zero);
-    const capitalised = row.capitalise_arrears
-      ? arrears
-      : { part: 'all' as const, rows: [], principal: zero, interest: zero, insurance: zero };
-    // The spread premium not yet paid rides on the new series: the parts replaced, and those capitalised (§14.6).
-    const insurance = replaced.reduce(
-      (total, installment) => total.plus(unpaidInsurance(installment)),
-      capitalised.insurance,
-    );
-    const restructured = later.plus(capitalised.principal);
+    const plan = restructuringPlan(installments, effectiveOn, row);
+    const { keptThrough, capitalised, restructured } = plan;
     if (restructured.isZero())
       throw new AppError(
         'conflict',
@@ -233,20 +308,7 @@ export async function applyRestructuring(
         `Loan ${loan.number} has no principal left to fall due to restructure.`,
       );
     if (row.capitalise_arrears) await capitalise(trx, loan.id, capitalised, effectiveOn);
-    const terms = {
-      termPeriods: row.term_periods,
-      annualRate: new Money(row.annual_rate),
-      gracePeriods: row.grace_periods,
-    };
-    const schedule = restructuredSchedule({
-      ...terms,
-      principal: restructured,
-      capitalisedInterest: capitalised.interest,
-      insurance,
-      method: loan.method,
-      frequency: loan.frequency,
-      effectiveOn,
-    });
+    const schedule = newSeries(row, loan, plan, effectiveOn);
     const scheduleVersion = await replaceSchedule(trx, {
       loanId: loan.id,
       reason: 'restructuring',
@@ -265,25 +327,7 @@ export async function applyRestructuring(
       restructuredOn: effectiveOn,
       teg: schedule.teg,
     });
-    await trx('loan_restructurings')
-      .where({ id: row.id })
-      .update({
-        status: 'approved',
-        number,
-        effective_on: effectiveOn,
-        applied_at: now,
-        class_before: loan.classification satisfies LoanClass,
-        outstanding_before: loan.outstandingPrincipal,
-        principal_capitalised: formatAmount(capitalised.principal),
-        interest_capitalised: formatAmount(capitalised.interest),
-        insurance_carried: formatAmount(insurance),
-        restructured_amount: formatAmount(restructured),
-        required_payment: formatAmount(requiredPayment(restructured, arrears.interest)),
-        first_due_date: schedule.installments[0]!.dueDate,
-        kept_through: keptThrough,
-        schedule_version: scheduleVersion,
-        teg: schedule.teg,
-      });
+    await recordApplied(trx, { id: row.id, number, effectiveOn, now, loan, plan, schedule, scheduleVersion });
     await recordAudit(trx, maker, {
       action: 'loan.restructure',
       entityType: 'loan',

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors';
 import { formatAmount, Money } from '../../domain/money';
 import { Loan } from '../../db/models/loan.model';
@@ -48,59 +49,10 @@ export async function writeOffLoan(
 ): Promise<Loan> {
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate().throwIfNotFound();
-    if (loan.status !== 'active' || loan.classification !== 'doubtful') {
-      throw new AppError(
-        'conflict',
-        'loan_not_doubtful',
-        `Loan ${loan.number} is ${loan.status === 'active' ? loan.classification : loan.status}: ` +
-          `only a doubtful loan is written off.`,
-      );
-    }
-    const client = await trx('client_profiles').where({ id: loan.clientId }).first('related_party');
-    if (client.related_party === true && input.approval.trim() === '') {
-      throw new AppError(
-        'unprocessable',
-        'write_off_approval_required',
-        'The borrower is a related party: the write-off needs the recorded approval (COBAC R-2017/07 Art. 26).',
-        [{ field: 'approval', message: 'approval is required for a related party' }],
-      );
-    }
+    await assertWriteOffAllowed(trx, loan, input.approval);
     const now = context.clock();
     const outstanding = new Money(loan.outstandingPrincipal);
-    const provisions = new Money(loan.provisionAmount);
-    const covered = Money.min(provisions, outstanding);
-    const event = {
-      enterpriseId: loan.enterpriseId,
-      branchId: loan.branchId,
-      subjectId: loan.id,
-      actorId: actor.userId,
-      payload: { loan: loan.id, loan_number: loan.number },
-    };
-    const losses: [Money, string, string][] = [
-      [covered, defaultRoleAccounts.write_off_loss, 'covered'],
-      [outstanding.minus(covered), '6922', 'uncovered'],
-    ];
-    for (const [amount, lossAccount, part] of losses) {
-      if (amount.isZero()) continue;
-      await recordBusinessEvent(trx, now, {
-        ...event,
-        kind: 'write_off',
-        amount,
-        idempotencyKey: `write-off:${loan.id}:${part}`,
-        productAccounts: { write_off_loss: lossAccount, doubtful_receivables: loan.doubtfulAccountCode! },
-        description: `write-off ${loan.number} (${part} by provisions)`,
-      });
-    }
-    if (provisions.gt(0)) {
-      await recordBusinessEvent(trx, now, {
-        ...event,
-        kind: 'provision_reversal',
-        amount: provisions,
-        productAccounts: { provisions: loan.provisionAccountCode! },
-        idempotencyKey: `write-off:${loan.id}:provisions`,
-        description: `provisions of ${loan.number} reversed at write-off`,
-      });
-    }
+    const covered = await postWriteOff(trx, now, actor, loan);
     const writtenOffOn = await businessDateOf(trx, loan.enterpriseId, now);
     const updated = await Loan.query(trx).patchAndFetchById(loan.id, {
       status: 'written_off',
@@ -123,4 +75,68 @@ export async function writeOffLoan(
     });
     return updated;
   });
+}
+
+/** Only a doubtful loan is written off, and a related party's needs the recorded approval. */
+async function assertWriteOffAllowed(trx: Knex.Transaction, loan: Loan, approval: string): Promise<void> {
+  if (loan.status !== 'active' || loan.classification !== 'doubtful') {
+    throw new AppError(
+      'conflict',
+      'loan_not_doubtful',
+      `Loan ${loan.number} is ${loan.status === 'active' ? loan.classification : loan.status}: ` +
+        `only a doubtful loan is written off.`,
+    );
+  }
+  const client = await trx('client_profiles').where({ id: loan.clientId }).first('related_party');
+  if (client.related_party === true && approval.trim() === '') {
+    throw new AppError(
+      'unprocessable',
+      'write_off_approval_required',
+      'The borrower is a related party: the write-off needs the recorded approval (COBAC R-2017/07 Art. 26).',
+      [{ field: 'approval', message: 'approval is required for a related party' }],
+    );
+  }
+}
+
+/**
+ * Posts the write-off's losses (covered and uncovered by provisions) and the reversal of its provisions; returns the
+ * covered part.
+ */
+async function postWriteOff(trx: Knex.Transaction, now: Date, actor: Actor, loan: Loan): Promise<Money> {
+  const outstanding = new Money(loan.outstandingPrincipal);
+  const provisions = new Money(loan.provisionAmount);
+  const covered = Money.min(provisions, outstanding);
+  const event = {
+    enterpriseId: loan.enterpriseId,
+    branchId: loan.branchId,
+    subjectId: loan.id,
+    actorId: actor.userId,
+    payload: { loan: loan.id, loan_number: loan.number },
+  };
+  const losses: [Money, string, string][] = [
+    [covered, defaultRoleAccounts.write_off_loss, 'covered'],
+    [outstanding.minus(covered), '6922', 'uncovered'],
+  ];
+  for (const [amount, lossAccount, part] of losses) {
+    if (amount.isZero()) continue;
+    await recordBusinessEvent(trx, now, {
+      ...event,
+      kind: 'write_off',
+      amount,
+      idempotencyKey: `write-off:${loan.id}:${part}`,
+      productAccounts: { write_off_loss: lossAccount, doubtful_receivables: loan.doubtfulAccountCode! },
+      description: `write-off ${loan.number} (${part} by provisions)`,
+    });
+  }
+  if (provisions.gt(0)) {
+    await recordBusinessEvent(trx, now, {
+      ...event,
+      kind: 'provision_reversal',
+      amount: provisions,
+      productAccounts: { provisions: loan.provisionAccountCode! },
+      idempotencyKey: `write-off:${loan.id}:provisions`,
+      description: `provisions of ${loan.number} reversed at write-off`,
+    });
+  }
+  return covered;
 }
