@@ -16,8 +16,8 @@ import { balanceScopeAt, linesInScope, type ScopeAt } from './year-balances';
 
 /**
  * The general ledger's reads (docs/architecture.md §10): the accounts and their openings in one grouped query,
- * then each account's movements in batches ordered by date and line, each batch starting after the last row of
- * the one before (a key, not an offset), so a download of a year's lines holds one batch at a time.
+ * then each account's movements ordered by date and line, fetched from a cursor a batch at a time, so a download
+ * of a year's lines holds one batch at a time.
  */
 
 /**
@@ -75,37 +75,51 @@ function movementLines(knex: Knex, at: ScopeAt, range: LedgerRange): Knex.QueryB
 }
 
 /**
- * An account's movements in date and posting order, read a batch at a time after the last row read: each batch
- * reads the account's lines of the year through its index, never the other accounts'.
+ * An account's movements in date and posting order, through a cursor in a transaction of its own: PostgreSQL sorts
+ * the account's lines once and hands them over a batch at a time. Batches that each start after the last row read
+ * sorted the account's whole year again for every batch, which grew with the square of the busy account's lines.
  */
 async function* movementBatches(
   knex: Knex,
   lines: Knex.QueryBuilder,
   account: LedgerAccount,
 ): AsyncGenerator<LedgerMovement> {
-  let after: { entry_date: string; line_id: string } | undefined;
-  for (;;) {
-    const batch = lines
-      .clone()
-      .where('s.chart_entry_id', account.id)
-      .orderBy(['s.entry_date', 's.line_id'])
-      .limit(batchSize)
-      .select(
-        's.entry_date',
-        's.line_id',
-        'e.journal_code as journal',
-        knex.raw(`${printedEntryNumber} AS number`),
-        'b.code as branch',
-        'e.description',
-        knex.raw('s.debit::text AS debit'),
-        knex.raw('s.credit::text AS credit'),
-      );
-    if (after !== undefined)
-      batch.whereRaw('(s.entry_date, s.line_id) > (?::date, ?)', [after.entry_date, after.line_id]);
-    const rows: (LedgerMovement & { line_id: string })[] = await batch;
-    for (const { line_id: _line, ...movement } of rows) yield movement;
-    if (rows.length < batchSize) return;
-    after = rows.at(-1);
+  const query = lines
+    .clone()
+    .where('s.chart_entry_id', account.id)
+    .orderBy(['s.entry_date', 's.line_id'])
+    .select(
+      's.entry_date',
+      'e.journal_code as journal',
+      knex.raw(`${printedEntryNumber} AS number`),
+      'b.code as branch',
+      'e.description',
+      knex.raw('s.debit::text AS debit'),
+      knex.raw('s.credit::text AS credit'),
+    )
+    .toSQL();
+  // A savepoint when `knex` is already a transaction (the reporting pack's): the cursor is then closed by hand.
+  const trx = await knex.transaction();
+  let failed = false;
+  try {
+    // The whole cursor is read: plan for all its rows, not for a fast first tenth (PostgreSQL's default for cursors).
+    await trx.raw('SET LOCAL cursor_tuple_fraction = 1');
+    await trx.raw(`DECLARE ledger_movements NO SCROLL CURSOR FOR ${query.sql}`, query.bindings);
+    for (;;) {
+      const { rows } = (await trx.raw(`FETCH ${batchSize} FROM ledger_movements`)) as { rows: LedgerMovement[] };
+      yield* rows;
+      if (rows.length < batchSize) return;
+    }
+  } catch (error) {
+    failed = true;
+    await trx.rollback();
+    throw error;
+  } finally {
+    // Also when the reader stops early (a download cut short).
+    if (!failed) {
+      await trx.raw('CLOSE ledger_movements');
+      await trx.commit();
+    }
   }
 }
 
