@@ -12,7 +12,7 @@ import { getJson, postJson, until, type Api } from './history-run';
 
 export const endOfDayBranches = 20;
 
-type Step = { step: string; status: string; finished_at: string | null };
+type Step = { step: string; finished_at: string | null };
 
 /** Opens the branches the history lacks (it has its head office only), so that `endOfDayBranches` close a day. */
 async function openBranches(api: Api, enterpriseId: string): Promise<string[]> {
