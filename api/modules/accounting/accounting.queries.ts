@@ -21,6 +21,7 @@ import { NotFoundError } from '../../../domain/errors';
 import type { Scope } from '../../../domain/access';
 import type { Principal } from '../../auth/principal';
 import type { Loader } from '../../route';
+import { paginateRows, whereFilters, type ListQuery, type Page } from '../../pagination';
 import { scopeToVisible } from '../enterprise-scope';
 import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
 import { enterpriseRowLoader } from '../enterprise-scope';
@@ -246,6 +247,40 @@ export const bookFilters = {
   date_from: isoDate().optional(),
   date_to: isoDate().optional(),
 };
+
+/** A book document's columns: its table's alias, the date it is listed by, and whether it names a supplier. */
+interface DocumentColumns {
+  alias: string;
+  date: string;
+  supplier?: boolean;
+}
+
+/**
+ * A page of a book's documents (invoices, payments, transfers) that the caller sees, narrowed by the `bookFilters`
+ * sent, newest first: by date, then by creation.
+ */
+export function newestDocumentsPage<Row>(
+  rows: Knex.QueryBuilder,
+  { alias, date, supplier }: DocumentColumns,
+  principal: Principal,
+  query: ListQuery & { [filter in keyof typeof bookFilters]?: string },
+  href: string,
+): Promise<Page<Row>> {
+  const seen = scopeToVisible(rows, principal, { enterprise: `${alias}.enterprise_id`, branch: `${alias}.branch_id` });
+  whereFilters(seen, query, {
+    enterprise: `${alias}.enterprise_id`,
+    ...(supplier === true ? { supplier: `${alias}.supplier_id` } : {}),
+    branch: `${alias}.branch_id`,
+    date_from: [`${alias}.${date}`, '>='],
+    date_to: [`${alias}.${date}`, '<='],
+  });
+  const order = [
+    { column: `${alias}.${date}`, order: 'desc' },
+    { column: `${alias}.created_at`, order: 'desc' },
+    { column: `${alias}.id` },
+  ];
+  return paginateRows<Row>(seen.orderBy(order), query, new URL(href));
+}
 
 /** The resources of the accounting module a route loads by id (the router checks access: api/router.ts). */
 export const accountingLoaders = {

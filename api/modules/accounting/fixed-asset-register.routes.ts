@@ -4,9 +4,11 @@ import { fixedAssetSubledgerAccounts } from '../../../activities/accounting/fixe
 import { reportHeading } from '../../../activities/accounts/statement-documents';
 import { fixedAssetRegisterDocument } from '../../../domain/accounting/fixed-asset-register';
 import { formatAmount } from '../../../domain/money';
-import { answerReport, formatParameter } from '../../report-download';
+import { answerReport } from '../../report-download';
 import { defineRoute } from '../../route';
-import { dateResponse, isoDate } from '../common.schemas';
+import { enterpriseReportQuery } from '../report-query';
+import { bookScopeFields } from '../book-scope';
+import { dateResponse } from '../common.schemas';
 import { branchesOf } from '../loans/arrears-statement.routes';
 import { moneyResponse } from '../money.schemas';
 
@@ -14,13 +16,7 @@ const figures = { cost: moneyResponse(), accumulated_depreciation: moneyResponse
 
 const registerSchema = yup
   .object({
-    enterprise: yup.string().uuid().required(),
-    branch: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The branch asked for; null: consolidated over the branches the caller sees.' }),
+    ...bookScopeFields('The branch asked for; null: consolidated over the branches the caller sees.'),
     date: dateResponse(),
     assets: yup
       .array(
@@ -65,16 +61,7 @@ export const fixedAssetRegisterRoutes = [
       'The assets acquired by the date and not disposed of by ' +
       'then, with the depreciation whose entries are dated by then.',
     access: ['accountant', 'branch_head', 'direction', 'admin', 'auditor'],
-    query: yup.object({
-      enterprise: yup.string().uuid().required(),
-      date: isoDate().required(),
-      branch: yup
-        .string()
-        .uuid()
-        .optional()
-        .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }),
-      format: formatParameter,
-    }),
+    query: enterpriseReportQuery,
     downloadable: true,
     errorStatuses: [401, 403, 404],
     response: registerSchema,

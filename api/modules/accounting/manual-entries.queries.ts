@@ -4,6 +4,7 @@ import type { ManualEntryRow } from '../../../activities/accounting/manual-entri
 import { manualJournals } from '../../../domain/accounting/manual-entries';
 import { formatAmount, Money } from '../../../domain/money';
 import type { Loader } from '../../route';
+import { bookScopeFields } from '../book-scope';
 import { dateResponse, timestampResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
@@ -56,16 +57,13 @@ const postedSchema = yup.object({
   entry_reference: yup.string().required().meta({ description: 'The journal entry as printed: OD-2026-000042.' }),
 });
 
+/** The enterprise of a manual entry or recurring model, and the branch of its lines. */
+export const entryScopeFields = bookScopeFields('The one branch of all its lines; null when they span several.');
+
 export const manualEntrySchema = yup
   .object({
     id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The one branch of all its lines; null when they span several.' }),
+    ...entryScopeFields,
     kind: yup.string().oneOf(['standard', 'opening']).required(),
     journal: yup.string().oneOf(manualJournals).required(),
     entry_date: dateResponse(),

@@ -6,6 +6,7 @@ import { recurringFrequencies } from '../../../domain/accounting/recurring-entri
 import { formatAmount, Money } from '../../../domain/money';
 import type { Loader } from '../../route';
 import { timestampResponse } from '../common.schemas';
+import { entryScopeFields } from './manual-entries.queries';
 import { moneyResponse } from '../money.schemas';
 
 /**
@@ -26,13 +27,7 @@ export const recurringEntryLoaders = {
 export const recurringEntrySchema = yup
   .object({
     id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The one branch of all its lines; null when they span several.' }),
+    ...entryScopeFields,
     journal: yup.string().oneOf(manualJournals).required(),
     label: yup.string().required(),
     reference_pattern: yup

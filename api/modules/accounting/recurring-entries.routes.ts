@@ -56,6 +56,33 @@ const daySchema = () =>
     .min(1)
     .max(31)
     .meta({ description: "The day of the period's month the draft is dated (the month's last day when shorter)." });
+/** A model's wording and schedule as a body names them; creating and changing differ on `last_period` and lines. */
+const modelFields = <
+  B extends {
+    journal?: (typeof manualJournals)[number];
+    label?: string;
+    reference_pattern?: string;
+    frequency?: (typeof recurringFrequencies)[number];
+    day_of_period?: number;
+    first_period?: string;
+  },
+>(
+  body: B,
+): {
+  journal: B['journal'];
+  label: B['label'];
+  referencePattern: B['reference_pattern'];
+  frequency: B['frequency'];
+  dayOfPeriod: B['day_of_period'];
+  firstPeriod: B['first_period'];
+} => ({
+  journal: body.journal,
+  label: body.label,
+  referencePattern: body.reference_pattern,
+  frequency: body.frequency,
+  dayOfPeriod: body.day_of_period,
+  firstPeriod: body.first_period,
+});
 const modelRefusals = [
   ...draftRefusals.filter(
     (code) => !['exercice_closed', 'no_exercice_for_date', 'as_of_after_business_date', 'day_closed'].includes(code),
@@ -126,12 +153,7 @@ const createRoute = defineRoute({
     authorize(scopeOfLines(body.enterprise, lines), 'The enterprise');
     const id = await createRecurringEntry(deps.activities, principal, {
       enterpriseId: body.enterprise,
-      journal: body.journal,
-      label: body.label,
-      referencePattern: body.reference_pattern,
-      frequency: body.frequency,
-      dayOfPeriod: body.day_of_period,
-      firstPeriod: body.first_period,
+      ...modelFields(body),
       lastPeriod: body.last_period ?? null,
       lines,
     });
@@ -175,12 +197,7 @@ const updateRoute = defineRoute({
     const lines = body.lines === undefined ? undefined : draftLines(body.lines);
     if (lines !== undefined) authorize(scopeOfLines(resource.enterprise_id, lines), 'The enterprise');
     const changes: Partial<RecurringEntryFields> = {
-      journal: body.journal,
-      label: body.label,
-      referencePattern: body.reference_pattern,
-      frequency: body.frequency,
-      dayOfPeriod: body.day_of_period,
-      firstPeriod: body.first_period,
+      ...modelFields(body),
       lastPeriod: body.last_period,
       lines,
     };

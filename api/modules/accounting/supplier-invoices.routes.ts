@@ -6,11 +6,10 @@ import {
 } from '../../../activities/accounting/supplier-invoices.activity';
 import { invoicesQuery, type InvoiceRow } from '../../../activities/accounting/suppliers.queries';
 import { formatAmount } from '../../../domain/money';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema } from '../../pagination';
 import { defineRoute } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { accountCodeSchema, idParams, isoDate } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
 import { amount } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 import {
@@ -18,6 +17,7 @@ import {
   bookFilters,
   bookkeepers,
   bookReaders,
+  newestDocumentsPage,
   postingSupplier,
   reversalBody,
   reversalRefusals,
@@ -93,28 +93,11 @@ export const supplierInvoiceRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(invoicesQuery(deps.knex), principal, {
-        enterprise: 'i.enterprise_id',
-        branch: 'i.branch_id',
-      });
-      whereFilters(rows, query, {
-        enterprise: 'i.enterprise_id',
-        supplier: 'i.supplier_id',
-        branch: 'i.branch_id',
-        date_from: ['i.invoice_date', '>='],
-        date_to: ['i.invoice_date', '<='],
-      });
+      const rows = invoicesQuery(deps.knex);
       if (query.open !== undefined)
         rows.whereRaw(`${query.open ? '' : 'NOT '}(rv.id IS NULL AND i.amount > COALESCE(x.total, 0))`);
-      const page = await paginateRows<InvoiceRow>(
-        rows.orderBy([
-          { column: 'i.invoice_date', order: 'desc' },
-          { column: 'i.created_at', order: 'desc' },
-          { column: 'i.id' },
-        ]),
-        query,
-        new URL(ctx.href),
-      );
+      const columns = { alias: 'i', date: 'invoice_date', supplier: true };
+      const page = await newestDocumentsPage<InvoiceRow>(rows, columns, principal, query, ctx.href);
       return { ...page, results: await serializeInvoices(deps.knex, page.results) };
     },
   }),

@@ -8,11 +8,10 @@ import {
 import { paymentsQuery, type PaymentRow } from '../../../activities/accounting/suppliers.queries';
 import { AppError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema } from '../../pagination';
 import { defineRoute } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { accountCodeSchema, idParams, isoDate } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
 import { amount } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 import {
@@ -20,6 +19,7 @@ import {
   bookFilters,
   bookkeepers,
   bookReaders,
+  newestDocumentsPage,
   postingSupplier,
   reversalBody,
   reversalRefusals,
@@ -109,26 +109,8 @@ export const supplierPaymentRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(paymentsQuery(deps.knex), principal, {
-        enterprise: 'p.enterprise_id',
-        branch: 'p.branch_id',
-      });
-      whereFilters(rows, query, {
-        enterprise: 'p.enterprise_id',
-        supplier: 'p.supplier_id',
-        branch: 'p.branch_id',
-        date_from: ['p.payment_date', '>='],
-        date_to: ['p.payment_date', '<='],
-      });
-      const page = await paginateRows<PaymentRow>(
-        rows.orderBy([
-          { column: 'p.payment_date', order: 'desc' },
-          { column: 'p.created_at', order: 'desc' },
-          { column: 'p.id' },
-        ]),
-        query,
-        new URL(ctx.href),
-      );
+      const columns = { alias: 'p', date: 'payment_date', supplier: true };
+      const page = await newestDocumentsPage<PaymentRow>(paymentsQuery(deps.knex), columns, principal, query, ctx.href);
       return { ...page, results: await serializePayments(deps.knex, page.results) };
     },
   }),

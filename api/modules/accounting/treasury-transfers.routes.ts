@@ -9,14 +9,13 @@ import {
 import { assertTransferSides } from '../../../domain/accounting/banks';
 import { AppError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
 import { amount, moneyResponse } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
-import { bookkeepers, bookReaders } from './accounting.queries';
+import { bookkeepers, bookReaders, newestDocumentsPage } from './accounting.queries';
 
 const sideDescription =
   'A bank account of the enterprise (of the branch or of the whole enterprise); null or absent: the till (5710).';
@@ -139,24 +138,13 @@ export const treasuryTransferRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(transfersQuery(deps.knex), principal, {
-        enterprise: 't.enterprise_id',
-        branch: 't.branch_id',
-      });
-      whereFilters(rows, query, {
-        enterprise: 't.enterprise_id',
-        branch: 't.branch_id',
-        date_from: ['t.transfer_date', '>='],
-        date_to: ['t.transfer_date', '<='],
-      });
-      const page = await paginateRows<TransferRow>(
-        rows.orderBy([
-          { column: 't.transfer_date', order: 'desc' },
-          { column: 't.created_at', order: 'desc' },
-          { column: 't.id' },
-        ]),
+      const columns = { alias: 't', date: 'transfer_date' };
+      const page = await newestDocumentsPage<TransferRow>(
+        transfersQuery(deps.knex),
+        columns,
+        principal,
         query,
-        new URL(ctx.href),
+        ctx.href,
       );
       return { ...page, results: page.results.map(serializeTransfer) };
     },

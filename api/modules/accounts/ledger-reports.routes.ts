@@ -4,15 +4,11 @@ import { journalBookFile, journalBookJson } from '../../../activities/accounts/j
 import { reportHeading } from '../../../activities/accounts/statement-documents';
 import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
+import { chartParams, reportBranchFilter } from '../report-query';
 import { isoDate } from '../common.schemas';
 import { enterpriseStatementScope, statementScope } from './ledger-access';
 import { generalLedgerSchema, journalBookSchema } from './ledger-reports.schemas';
 
-const branchFilter = yup
-  .string()
-  .uuid()
-  .optional()
-  .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' });
 const accountCode = () => yup.string().matches(/^\d{1,12}$/, '${path} must be an account code or a class (digits)');
 const dateTo = () =>
   isoDate()
@@ -43,7 +39,7 @@ export const ledgerReportRoutes = [
       '(401 to 401: every 401x). ' +
       'JSON holds at most 5000 movements (422 `report_too_large` beyond); CSV and XLSX stream any number.',
     access: 'authenticated',
-    params: yup.object({ chart_pk: yup.string().uuid().required() }),
+    params: chartParams,
     query: yup.object({
       account_from: accountCode().optional().meta({ description: 'First account code (default: the first).' }),
       account_to: accountCode()
@@ -57,7 +53,7 @@ export const ledgerReportRoutes = [
         ),
       date_from: isoDate().required(),
       date_to: dateTo(),
-      branch: branchFilter,
+      branch: reportBranchFilter,
       format: formatParameter,
     }),
     downloadable: true,
@@ -104,7 +100,7 @@ export const ledgerReportRoutes = [
         .matches(/^[A-Z]{1,6}$/, 'journal must be a journal code (GET /api/v1/accounts/journals/)')
         .optional()
         .meta({ description: 'Entries of this journal.' }),
-      branch: branchFilter,
+      branch: reportBranchFilter,
       user: yup.string().uuid().optional().meta({ description: 'Entries posted by this user.' }),
       format: formatParameter,
     }),

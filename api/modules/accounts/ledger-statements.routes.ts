@@ -13,6 +13,7 @@ import {
 import { intermediateBalancesDocument } from '../../../domain/accounts/intermediate-balances.document';
 import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
+import { chartParams, chartReportQuery, reportBranchFilter } from '../report-query';
 import { isoDate } from '../common.schemas';
 import { statementScope } from './ledger-access';
 import {
@@ -21,16 +22,6 @@ import {
   intermediateBalancesSchema,
   offBalanceSchema,
 } from './ledger.schemas';
-
-const chartParams = yup.object({ chart_pk: yup.string().uuid().required() });
-const branchFilter = yup
-  .string()
-  .uuid()
-  .optional()
-  .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' });
-
-/** A statement at a date: the balance sheet's and the off-balance statement's query. */
-const atDateQuery = yup.object({ date: isoDate().required(), branch: branchFilter, format: formatParameter });
 
 const periodQuery = yup.object({
   date_from: isoDate().required(),
@@ -41,7 +32,7 @@ const periodQuery = yup.object({
       'date_to must not be before date_from',
       (to, { parent }) => to === undefined || parent.date_from === undefined || to >= parent.date_from,
     ),
-  branch: branchFilter,
+  branch: reportBranchFilter,
   format: formatParameter,
 });
 
@@ -62,7 +53,7 @@ export const statementRoutes = [
       'Balances are read from the entries of the accounting year covering the date (its opening balances included).',
     access: 'authenticated',
     params: chartParams,
-    query: atDateQuery,
+    query: chartReportQuery,
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: balanceSheetSchema,
@@ -89,7 +80,7 @@ export const statementRoutes = [
       '913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.',
     access: 'authenticated',
     params: chartParams,
-    query: atDateQuery,
+    query: chartReportQuery,
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: offBalanceSchema,

@@ -12,6 +12,7 @@ import {
   trialBalanceSchema,
 } from './ledger.schemas';
 import { defineRoute } from '../../route';
+import { chartParams, reportBranchFilter } from '../report-query';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import {
@@ -220,7 +221,7 @@ export const ledgerRoutes = [
       "The opening balance is the year's à-nouveaux, the earlier years carried by computation while open, " +
       'and what was posted before `date_from`.',
     access: 'authenticated',
-    params: yup.object({ chart_pk: yup.string().uuid().required() }),
+    params: chartParams,
     query: yup.object({
       date: asOf,
       date_from: isoDate()
@@ -231,11 +232,7 @@ export const ledgerRoutes = [
           'date_from must not be after date',
           (from, { parent }) => from === undefined || parent.date === undefined || from <= parent.date,
         ),
-      branch: yup
-        .string()
-        .uuid()
-        .optional()
-        .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }),
+      branch: reportBranchFilter,
       class: yup.number().integer().min(1).max(8).optional().meta({
         description: 'Only this class; class 9 (off-balance) is never in the trial balance: see off-balance/.',
       }),

@@ -1,13 +1,12 @@
-import * as yup from 'yup';
 import { prudentialRatiosAt } from '../../../activities/accounts/prudential-ratios';
 import { provisionalHeading, reportHeading } from '../../../activities/accounts/statement-documents';
 import { prudentialRatiosDocument } from '../../../domain/accounts/prudential-ratios.document';
 import type { NamedExposure, PrudentialRatios } from '../../../domain/accounts/prudential-ratios';
 import type { Part } from '../../../domain/accounts/prudential-parts';
 import { formatAmount } from '../../../domain/money';
-import { answerReport, formatParameter } from '../../report-download';
+import { answerReport } from '../../report-download';
 import { defineRoute } from '../../route';
-import { isoDate } from '../common.schemas';
+import { chartParams, chartReportQuery } from '../report-query';
 import { statementScope } from './ledger-access';
 import { prudentialRatiosSchema } from './prudential-ratios.schemas';
 
@@ -94,16 +93,8 @@ export const prudentialRatioRoutes = [
       'whether it is met and its source. Balances are read from the accounting year covering the date; the ' +
       'loans at their provisioning position of the date.',
     access: 'authenticated',
-    params: yup.object({ chart_pk: yup.string().uuid().required() }),
-    query: yup.object({
-      date: isoDate().required(),
-      branch: yup
-        .string()
-        .uuid()
-        .optional()
-        .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }),
-      format: formatParameter,
-    }),
+    params: chartParams,
+    query: chartReportQuery,
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: prudentialRatiosSchema,

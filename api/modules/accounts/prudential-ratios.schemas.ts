@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import { riskWeightKeys, thresholdKeys } from '../../../domain/accounts/prudential-settings';
+import { reportScopeResponse } from '../report-query';
 import { dateResponse, provisionalResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
@@ -88,13 +89,7 @@ const settingsInForce = yup
 
 export const prudentialRatiosSchema = yup
   .object({
-    enterprise: uuid(),
-    branch: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The branch asked for; null: consolidated (the branches the caller sees).' }),
+    ...reportScopeResponse,
     date: dateResponse(),
     ...provisionalResponse,
     settings: settingsInForce.required(),

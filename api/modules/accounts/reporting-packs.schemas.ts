@@ -4,6 +4,7 @@ import type { PackWithFiles } from '../../../activities/accounts/reporting-packs
 import { reportingPackVersionWorkflowId } from '../../../workflows/identities';
 import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
 import { provisionalResponse, timestampResponse } from '../common.schemas';
+import { monthRunFields } from '../enterprise/month-ends.schemas';
 
 /** Representations of the reporting packs and of their files. */
 
@@ -25,9 +26,7 @@ const fileSchema = yup
 
 export const packSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    period: yup.string().required().meta({ description: 'The month, YYYY-MM.' }),
+    ...monthRunFields,
     status: yup.string().oneOf(['running', 'stored', 'failed']).required(),
     requested_by: yup
       .string()

@@ -4,6 +4,7 @@ import { provisionalHeading, reportHeading } from '../../../activities/accounts/
 import { supplierBalancesDocument } from '../../../domain/accounting/supplier-balances.document';
 import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
+import { chartParams, reportBranchFilter } from '../report-query';
 import { bookReaders } from '../accounting/accounting.queries';
 import { dateResponse, isoDate, provisionalResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
@@ -54,14 +55,10 @@ export const supplierBalanceRoutes = [
       'Supplier balances at a date: per supplier invoiced, paid and owed, beside its account and 401 in the ledger',
     description: 'Consolidated over the branches the caller sees, or of one `branch`.',
     access: bookReaders,
-    params: yup.object({ chart_pk: yup.string().uuid().required() }),
+    params: chartParams,
     query: yup.object({
       date: isoDate().required().meta({ description: 'Invoices and payments dated up to this day; the ledger at it.' }),
-      branch: yup
-        .string()
-        .uuid()
-        .optional()
-        .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }),
+      branch: reportBranchFilter,
       format: formatParameter,
     }),
     downloadable: true,

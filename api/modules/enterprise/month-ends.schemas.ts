@@ -8,6 +8,13 @@ import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
 
 export const runStatuses = ['running', 'done', 'failed'] as const;
 
+/** What names a run over an enterprise's month: the month end's, a reporting pack's. */
+export const monthRunFields = {
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  period: yup.string().required().meta({ description: 'The month, YYYY-MM.' }),
+};
+
 const stepSchema = yup
   .object({
     step: yup.string().required().meta({
@@ -44,9 +51,7 @@ const stepSchema = yup
 
 export const runSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    period: yup.string().required().meta({ description: 'The month, YYYY-MM.' }),
+    ...monthRunFields,
     period_start: dateResponse(),
     period_end: dateResponse(),
     status: yup.string().oneOf(runStatuses).required(),

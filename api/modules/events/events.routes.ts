@@ -8,6 +8,7 @@ import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
+import { bookScopeFields } from '../book-scope';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { ledgerLines } from '../../../activities/accounts/ledger.queries';
@@ -46,13 +47,7 @@ interface EventRow {
 
 const businessEventFields = {
   id: yup.string().uuid().required(),
-  enterprise: yup.string().uuid().required(),
-  branch: yup
-    .string()
-    .uuid()
-    .nullable()
-    .defined()
-    .meta({ description: 'null for an enterprise-level event (share capital).' }),
+  ...bookScopeFields('null for an enterprise-level event (share capital).'),
   kind: yup.string().oneOf(eventKinds).required(),
   amount: moneyResponse(),
   payload: yup.mixed<Record<string, unknown>>().defined().meta({

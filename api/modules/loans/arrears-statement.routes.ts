@@ -10,6 +10,7 @@ import { requireVisible, visibleBranches } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
+import { enterpriseReportQuery } from '../report-query';
 import { isoDate } from '../common.schemas';
 import { arrearsStatementSchema } from './arrears-statement.schemas';
 
@@ -99,16 +100,7 @@ export const arrearsStatementRoutes = [
       'and the provisions against the balances of their accounts at the date. ' +
       '`loans` is the whole detail, by class, oldest arrears first.',
     access: 'authenticated',
-    query: yup.object({
-      enterprise: yup.string().uuid().required(),
-      date: isoDate().required(),
-      branch: yup
-        .string()
-        .uuid()
-        .optional()
-        .meta({ description: 'One branch; default: consolidated over the branches the caller sees.' }),
-      format: formatParameter,
-    }),
+    query: enterpriseReportQuery,
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: arrearsStatementSchema,

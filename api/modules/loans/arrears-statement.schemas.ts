@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { reportScopeResponse } from '../report-query';
 import { dateResponse, provisionalResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
@@ -23,13 +24,7 @@ const figures = {
 
 export const arrearsStatementSchema = yup
   .object({
-    enterprise: yup.string().uuid().required(),
-    branch: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The branch asked for; null: consolidated (the branches the caller sees).' }),
+    ...reportScopeResponse,
     date: dateResponse(),
     ...provisionalResponse,
     groups: yup

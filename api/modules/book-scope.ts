@@ -1,0 +1,10 @@
+import * as yup from 'yup';
+
+/**
+ * The enterprise a book record or report is of, and its branch: null where it is of no one branch, as
+ * `branchDescription` says.
+ */
+export const bookScopeFields = (branchDescription: string) => ({
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().nullable().defined().meta({ description: branchDescription }),
+});
