@@ -3,10 +3,10 @@ import { closeTillSession, openTillSession } from '../../../activities/cash/till
 import { tillSessionById, tillSessionsQuery, type TillSessionRow } from '../../../activities/cash/tills.queries';
 import { denominationNames, denominations, type CashCount } from '../../../domain/cash/till-counts';
 import { formatAmount, Money } from '../../../domain/money';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { moneyResponse, tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 import { tillReaders } from './tills.routes';
@@ -135,11 +135,7 @@ export const tillSessionRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(tillSessionsQuery(deps.knex), principal, {
-        enterprise: 's.enterprise_id',
-        branch: 's.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(tillSessionsQuery(deps.knex), principal, query, {
         enterprise: 's.enterprise_id',
         branch: 's.branch_id',
         till: 's.till_id',

@@ -12,10 +12,10 @@ import {
 import type { CashCount } from '../../../domain/cash/till-counts';
 import { NotFoundError } from '../../../domain/errors';
 import { tillTransferKinds, transitAccount, type TillTransferKind } from '../../../domain/cash/till-transfers';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { amount, moneyResponse, tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 import { countResponse, countSchema } from './till-sessions.routes';
@@ -135,11 +135,7 @@ export const tillTransferRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(tillTransfersQuery(deps.knex), principal, {
-        enterprise: 'x.enterprise_id',
-        branch: 'x.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(tillTransfersQuery(deps.knex), principal, query, {
         enterprise: 'x.enterprise_id',
         branch: 'x.branch_id',
         till: 'x.till_id',

@@ -12,11 +12,11 @@ import {
   type ApplicationRow,
 } from '../../../activities/loans/loan-applications.queries';
 import { requireRole } from '../../auth/access';
-import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { decideOnApplication, startLoanApproval, withdrawApplication } from './loan-approval.temporal';
 import { memberLoaders } from '../members/members.queries';
 import { loanLoaders } from './loans.queries';
@@ -178,11 +178,7 @@ export const loanApplicationRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(withHistory(LoanApplication.query(deps.knex)), principal, {
-        enterprise: 'enterprise_id',
-        branch: 'branch_id',
-      });
-      whereFilters(builder, query, {
+      const builder = visibleRows(withHistory(LoanApplication.query(deps.knex)), principal, query, {
         enterprise: 'enterprise_id',
         branch: 'branch_id',
         client: 'client_id',

@@ -22,7 +22,7 @@ import type { RequestRow } from '../../../activities/approvals/approval-requests
 import { decideRequest, fourEyesRefusals, fourEyesRoute, rolesAt, runOrRequest } from '../approvals/four-eyes';
 import { dateResponse, enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
 import { branchesOf, registerQuery } from './arrears-statement.routes';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { moneyResponse } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
 
@@ -342,11 +342,12 @@ export const loanRestructuringRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(restructuringsQuery(deps.knex), principal, {
+      const rows = visibleRows(restructuringsQuery(deps.knex), principal, query, {
         enterprise: 'r.enterprise_id',
         branch: 'r.branch_id',
+        status: 'r.status',
+        loan: 'r.loan_id',
       });
-      whereFilters(rows, query, { enterprise: 'r.enterprise_id', status: 'r.status', loan: 'r.loan_id' });
       return listPage(rows, query, ctx.href);
     },
   }),

@@ -13,7 +13,7 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { memberLoaders } from '../members/members.queries';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { accountForChannel, amount, tellers } from '../money.schemas';
 import { shareLoaders } from './shares.queries';
 import {
@@ -60,11 +60,7 @@ export const shareSubscriptionRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const now = deps.clock();
-      const rows = scopeToVisible(subscriptionsQuery(deps.knex, now), principal, {
-        enterprise: 's.enterprise_id',
-        branch: 's.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(subscriptionsQuery(deps.knex, now), principal, query, {
         enterprise: 's.enterprise_id',
         branch: 's.branch_id',
         client: 's.client_id',
@@ -164,11 +160,7 @@ export const shareSubscriptionRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(paymentsQuery(deps.knex), principal, {
-        enterprise: 'p.enterprise_id',
-        branch: 'p.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(paymentsQuery(deps.knex), principal, query, {
         enterprise: 'p.enterprise_id',
         branch: 'p.branch_id',
         client: 'p.client_id',

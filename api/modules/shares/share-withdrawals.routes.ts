@@ -12,11 +12,11 @@ import { AppError } from '../../../domain/errors';
 import { withdrawalStatuses, type ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
 import type { StepRequest } from '../../../workflows/definitions';
 import type { RouteDeps } from '../../deps';
-import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { memberLoaders } from '../members/members.queries';
 import { accountForChannel, tellers } from '../money.schemas';
 import {
@@ -100,11 +100,7 @@ export const shareWithdrawalRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(withdrawalsQuery(deps.knex), principal, {
-        enterprise: 'enterprise_id',
-        branch: 'branch_id',
-      });
-      whereFilters(builder, query, {
+      const builder = visibleRows(withdrawalsQuery(deps.knex), principal, query, {
         enterprise: 'enterprise_id',
         branch: 'branch_id',
         client: 'client_id',
