@@ -39,17 +39,39 @@ export const countResponse = () =>
     .object(Object.fromEntries(denominationNames.map((name) => [name, yup.number().integer().required()])))
     .meta({ component: 'CashCountAnswer' });
 
+/** What a till's session and transfer show first: where the cash is, the till and its account. */
+export const tillFields = {
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().required(),
+  till: yup.string().uuid().required(),
+  till_code: yup.string().required(),
+  account: yup.string().required().meta({ description: "The till's account.", example: '5712001' }),
+};
+
+/** Those fields of a row of either. */
+export const tillFieldsOf = (row: {
+  id: string;
+  enterprise_id: string;
+  branch_id: string;
+  till_id: string;
+  till_code: string;
+  account_code: string;
+}) => ({
+  id: row.id,
+  enterprise: row.enterprise_id,
+  branch: row.branch_id,
+  till: row.till_id,
+  till_code: row.till_code,
+  account: row.account_code,
+});
+
 const difference = (counted: string | null, book: string | null) =>
   counted === null || book === null ? null : formatAmount(new Money(counted).minus(book));
 
 export const tillSessionSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    till: yup.string().uuid().required(),
-    till_code: yup.string().required(),
-    account: yup.string().required().meta({ description: "The till's account.", example: '5712001' }),
+    ...tillFields,
     cashier: yup.string().uuid().required(),
     business_date: dateResponse(),
     status: yup.string().oneOf(['open', 'closed']).required(),
@@ -83,12 +105,7 @@ export const tillSessionSchema = yup
   .meta({ component: 'TillSession' });
 
 export const serializeSession = (row: TillSessionRow) => ({
-  id: row.id,
-  enterprise: row.enterprise_id,
-  branch: row.branch_id,
-  till: row.till_id,
-  till_code: row.till_code,
-  account: row.account_code,
+  ...tillFieldsOf(row),
   cashier: row.cashier_id,
   business_date: row.business_date,
   status: row.status,

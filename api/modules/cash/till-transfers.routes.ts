@@ -18,7 +18,7 @@ import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } 
 import { visibleRows } from '../list-rows';
 import { amount, moneyResponse, tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
-import { countResponse, countSchema } from './till-sessions.routes';
+import { countResponse, countSchema, tillFields, tillFieldsOf } from './till-sessions.routes';
 import { tillReaders } from './tills.routes';
 
 /**
@@ -31,12 +31,7 @@ const statuses = ['pending', 'confirmed', 'cancelled'] as const;
 
 const tillTransferSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    till: yup.string().uuid().required(),
-    till_code: yup.string().required(),
-    account: yup.string().required().meta({ description: "The till's account.", example: '5712001' }),
+    ...tillFields,
     kind: yup
       .string()
       .oneOf(tillTransferKinds)
@@ -80,12 +75,7 @@ const tillTransferSchema = yup
   .meta({ component: 'TillTransfer' });
 
 const serializeTransfer = (row: TillTransferRow) => ({
-  id: row.id,
-  enterprise: row.enterprise_id,
-  branch: row.branch_id,
-  till: row.till_id,
-  till_code: row.till_code,
-  account: row.account_code,
+  ...tillFieldsOf(row),
   kind: row.kind,
   amount: row.amount,
   count: row.count,

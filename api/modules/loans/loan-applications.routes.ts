@@ -21,6 +21,7 @@ import { decideOnApplication, startLoanApproval, withdrawApplication } from './l
 import { memberLoaders } from '../members/members.queries';
 import { loanLoaders } from './loans.queries';
 import { amount, moneyResponse } from '../money.schemas';
+import { memberRecordFields } from '../members/member-records.schemas';
 
 const statuses = ['in_review', 'approved', 'rejected', 'expired', 'withdrawn', 'failed'] as const;
 const submitters = ['cashier', 'branch_head'] as const;
@@ -42,10 +43,7 @@ const decisionSchema = yup
 
 const loanApplicationSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    client: yup.string().uuid().required(),
+    ...memberRecordFields,
     product: yup.string().uuid().required(),
     number: yup.string().required(),
     amount: moneyResponse(),

@@ -18,16 +18,14 @@ import { loanLoaders } from './loans.queries';
 import { postingRefusals } from '../refusal-lists';
 import { officerAssignmentsQuery } from '../../../activities/loans/loan-officers.activity';
 import { officerAssignmentSchema, serializeAssignment } from './loan-officers.schemas';
+import { memberRecordFields } from '../members/member-records.schemas';
 
 const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off', 'cancelled'] as const;
 export const classifications = ['performing', 'overdue', 'doubtful'] as const;
 
 export const loanSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    client: yup.string().uuid().required(),
+    ...memberRecordFields,
     product: yup.string().uuid().required(),
     application: yup
       .string()

@@ -71,29 +71,23 @@ async function withdrawal(counter: Counter, account: Scope, input: CashOperation
   );
 }
 
+/** What both can meet: the account's state and its ledger account, the enterprise's, the year's, a reused key. */
+const accountMoveRefusals = [
+  'account_closed',
+  'account_frozen',
+  'account_inactive',
+  'account_not_leaf',
+  'account_unknown',
+  'enterprise_suspended',
+  'exercice_closed',
+  'idempotency_key_reused',
+] as const;
+
 /** What a deposit and a withdrawal at the counter can meet. */
 const moveRefusals = {
-  deposit: [
-    'account_closed',
-    'account_frozen',
-    'account_inactive',
-    'account_not_leaf',
-    'account_unknown',
-    'enterprise_suspended',
-    'exercice_closed',
-    'idempotency_key_reused',
-    'no_exercice_for_date',
-    'till_session_required',
-  ],
+  deposit: [...accountMoveRefusals, 'no_exercice_for_date', 'till_session_required'],
   withdrawal: [
-    'account_closed',
-    'account_frozen',
-    'account_inactive',
-    'account_not_leaf',
-    'account_unknown',
-    'enterprise_suspended',
-    'exercice_closed',
-    'idempotency_key_reused',
+    ...accountMoveRefusals,
     'insufficient_funds',
     'no_exercice_for_date',
     'till_session_required',

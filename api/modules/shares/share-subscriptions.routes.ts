@@ -14,7 +14,8 @@ import { defineRoute } from '../../route';
 import { memberLoaders } from '../members/members.queries';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
 import { visibleRows } from '../list-rows';
-import { accountForChannel, amount, tellers } from '../money.schemas';
+import { amount, tellers } from '../money.schemas';
+import { ownAccountChannel, paymentOf } from '../members/member-payments.schemas';
 import { shareLoaders } from './shares.queries';
 import {
   paymentSchema,
@@ -27,14 +28,6 @@ import { postingRefusals } from '../refusal-lists';
 const idempotencyNote =
   'Send an Idempotency-Key header: a retry with the same key and body answers the ' +
   'first result and moves nothing; the same key with another body is refused (409).';
-const channelFields = {
-  channel: yup
-    .string()
-    .oneOf(['cash', 'account'] as const)
-    .default('cash'),
-  account: accountForChannel().meta({ description: "The member's own account, for the account channel." }),
-  reference: yup.string().trim().max(100).default(''),
-};
 
 /** Subscriptions of shares and their payments (libérations), posted through the ledger, idempotent by header. */
 export const shareSubscriptionRoutes = [
@@ -95,7 +88,7 @@ export const shareSubscriptionRoutes = [
       share_type: yup.string().uuid().required(),
       shares: yup.number().strict(true).integer().min(1).max(1_000_000).required(),
       initial_payment: amount().optional().meta({ description: 'Paid now; default: the whole amount.' }),
-      ...channelFields,
+      ...ownAccountChannel,
     }),
     response: subscriptionSchema,
     errorStatuses: [401, 403, 404, 409, 422],
@@ -189,7 +182,11 @@ export const shareSubscriptionRoutes = [
     idempotent: true,
     status: 201,
     location: '/api/v1/shares/payments/{id}/',
-    body: yup.object({ subscription: yup.string().uuid().required(), amount: amount().required(), ...channelFields }),
+    body: yup.object({
+      subscription: yup.string().uuid().required(),
+      amount: amount().required(),
+      ...ownAccountChannel,
+    }),
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: [
@@ -204,10 +201,7 @@ export const shareSubscriptionRoutes = [
       if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
       const { payment, replayed } = await payShares(deps.activities, actor, {
         subscriptionId: subscription.id,
-        amount: body.amount,
-        channel: body.channel,
-        accountId: body.account ?? null,
-        reference: body.reference,
+        ...paymentOf(body),
         idempotencyKey,
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');

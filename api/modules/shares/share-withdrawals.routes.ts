@@ -18,7 +18,8 @@ import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams } from '../common.schemas';
 import { visibleRows } from '../list-rows';
 import { memberLoaders } from '../members/members.queries';
-import { accountForChannel, tellers } from '../money.schemas';
+import { tellers } from '../money.schemas';
+import { ownAccountChannel } from '../members/member-payments.schemas';
 import {
   cancelWithdrawal,
   extendWithdrawalRefund,
@@ -212,14 +213,7 @@ export const shareWithdrawalRoutes = [
     status: 200,
     load: shareLoaders.withdrawal,
     params: idParams,
-    body: yup.object({
-      channel: yup
-        .string()
-        .oneOf(['cash', 'account'] as const)
-        .default('cash'),
-      account: accountForChannel().meta({ description: "The member's own account, for the account channel." }),
-      reference: yup.string().trim().max(100).default(''),
-    }),
+    body: yup.object(ownAccountChannel),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: [
