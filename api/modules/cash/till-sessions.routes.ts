@@ -50,14 +50,9 @@ export const tillFields = {
 };
 
 /** Those fields of a row of either. */
-export const tillFieldsOf = (row: {
-  id: string;
-  enterprise_id: string;
-  branch_id: string;
-  till_id: string;
-  till_code: string;
-  account_code: string;
-}) => ({
+export const tillFieldsOf = (
+  row: Pick<TillSessionRow, 'id' | 'enterprise_id' | 'branch_id' | 'till_id' | 'till_code' | 'account_code'>,
+) => ({
   id: row.id,
   enterprise: row.enterprise_id,
   branch: row.branch_id,

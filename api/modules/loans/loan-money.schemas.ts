@@ -12,6 +12,18 @@ export const loanRecordFields = {
   loan_number: yup.string().required(),
 };
 
+/** What a repayment and a recovery show first: money paid on a loan, where and how much. */
+export const loanMoneyFields = { ...loanRecordFields, amount: moneyResponse() };
+
+/** The filters of their lists (visibleLoanMoney in loans.queries.ts applies them). */
+export const loanMoneyFilters = {
+  enterprise: enterpriseFilter,
+  branch: yup.string().uuid().optional(),
+  loan: yup.string().uuid().optional(),
+  date_from: isoDate().optional(),
+  date_to: isoDate().optional(),
+};
+
 /** Those fields of a row of one. */
 export const loanRecordOf = (row: {
   id: string;
@@ -26,18 +38,6 @@ export const loanRecordOf = (row: {
   loan: row.loan_id,
   loan_number: row.loan_number,
 });
-
-/** What a repayment and a recovery show first: money paid on a loan, where and how much. */
-export const loanMoneyFields = { ...loanRecordFields, amount: moneyResponse() };
-
-/** The filters of their lists (visibleLoanMoney in loans.queries.ts applies them). */
-export const loanMoneyFilters = {
-  enterprise: enterpriseFilter,
-  branch: yup.string().uuid().optional(),
-  loan: yup.string().uuid().optional(),
-  date_from: isoDate().optional(),
-  date_to: isoDate().optional(),
-};
 
 /** Those fields of a row of either. */
 export const loanMoneyOf = (row: Parameters<typeof loanRecordOf>[0] & { amount: string }) => ({
