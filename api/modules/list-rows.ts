@@ -21,3 +21,6 @@ export function visibleRows<B extends ListBuilder<B>, Q extends object>(
   const { enterprise, branch } = columns;
   return whereFilters(scopeToVisible(builder, principal, { enterprise, branch }), query, columns);
 }
+
+/** The order of a list of products (loan, savings): by code, or by name when the query asks. */
+export const byCodeOrName = { orderingColumns: { code: 'code', name: 'name' }, defaultOrdering: 'code' };

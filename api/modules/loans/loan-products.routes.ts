@@ -21,7 +21,7 @@ import {
   rateSchema,
   timestampResponse,
 } from '../common.schemas';
-import { visibleRows } from '../list-rows';
+import { byCodeOrName, visibleRows } from '../list-rows';
 import { amount, amountSchema, moneyResponse } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
 import { accountChoiceRefusals } from '../refusal-lists';
@@ -249,8 +249,7 @@ export const loanProductRoutes = [
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),
-        orderingColumns: { code: 'code', name: 'name' },
-        defaultOrdering: 'code',
+        ...byCodeOrName,
       });
       return { ...page, results: page.results.map(serializeLoanProduct) };
     },

@@ -31,7 +31,7 @@ import {
   timestampResponse,
 } from '../common.schemas';
 import { Money } from '../../../domain/money';
-import { visibleRows } from '../list-rows';
+import { byCodeOrName, visibleRows } from '../list-rows';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
 import { memberLoaders } from './members.queries';
 import { accountChoiceRefusals } from '../refusal-lists';
@@ -214,8 +214,7 @@ export const savingsProductRoutes = [
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),
-        orderingColumns: { code: 'code', name: 'name' },
-        defaultOrdering: 'code',
+        ...byCodeOrName,
       });
       return { ...page, results: page.results.map(serializeProduct) };
     },
