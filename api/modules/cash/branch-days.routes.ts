@@ -5,11 +5,11 @@ import { endOfDayWorkflowId } from '../../../workflows/identities';
 import { branchDayClosedSignal } from '../../../workflows/definitions';
 import type { RouteDeps } from '../../deps';
 import { requestOrigin } from '../../context';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { withinTemporalDeadline } from '../../temporal-deadline';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 
 /** Who closes a branch's day: its head, or a role over the whole enterprise. */
 const closers = ['branch_head', 'direction', 'admin'] as const;
@@ -113,11 +113,7 @@ export const branchDayRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(daysQuery(deps.knex), principal, {
-        enterprise: 'enterprise_id',
-        branch: 'branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(daysQuery(deps.knex), principal, query, {
         enterprise: 'enterprise_id',
         branch: 'branch_id',
         date_from: ['business_date', '>='],

@@ -17,11 +17,11 @@ import {
 } from '../../../domain/cash/settlements';
 import { AppError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { moneyResponse } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 import { tillReaders } from './tills.routes';
@@ -91,11 +91,7 @@ export const differenceSettlementRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(settlementsQuery(deps.knex), principal, {
-        enterprise: 'cs.enterprise_id',
-        branch: 'cs.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(settlementsQuery(deps.knex), principal, query, {
         enterprise: 'cs.enterprise_id',
         branch: 'cs.branch_id',
         kind: 'cs.kind',

@@ -15,7 +15,7 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute, type Loader } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { amount, moneyResponse, tellers } from '../money.schemas';
 import { refreshStandingOrderSchedule } from './standing-orders.temporal';
 
@@ -173,11 +173,7 @@ export const standingOrderRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(deps.knex('standing_orders'), principal, {
-        enterprise: 'enterprise_id',
-        branch: 'branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(deps.knex('standing_orders'), principal, query, {
         enterprise: 'enterprise_id',
         branch: 'branch_id',
         account: 'from_account_id',

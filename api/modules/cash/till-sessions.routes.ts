@@ -3,10 +3,10 @@ import { closeTillSession, openTillSession } from '../../../activities/cash/till
 import { tillSessionById, tillSessionsQuery, type TillSessionRow } from '../../../activities/cash/tills.queries';
 import { denominationNames, denominations, type CashCount } from '../../../domain/cash/till-counts';
 import { formatAmount, Money } from '../../../domain/money';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { moneyResponse, tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 import { tillReaders } from './tills.routes';
@@ -39,17 +39,34 @@ export const countResponse = () =>
     .object(Object.fromEntries(denominationNames.map((name) => [name, yup.number().integer().required()])))
     .meta({ component: 'CashCountAnswer' });
 
+/** What a till's session and transfer show first: where the cash is, the till and its account. */
+export const tillFields = {
+  id: yup.string().uuid().required(),
+  enterprise: yup.string().uuid().required(),
+  branch: yup.string().uuid().required(),
+  till: yup.string().uuid().required(),
+  till_code: yup.string().required(),
+  account: yup.string().required().meta({ description: "The till's account.", example: '5712001' }),
+};
+
+/** Those fields of a row of either. */
+export const tillFieldsOf = (
+  row: Pick<TillSessionRow, 'id' | 'enterprise_id' | 'branch_id' | 'till_id' | 'till_code' | 'account_code'>,
+) => ({
+  id: row.id,
+  enterprise: row.enterprise_id,
+  branch: row.branch_id,
+  till: row.till_id,
+  till_code: row.till_code,
+  account: row.account_code,
+});
+
 const difference = (counted: string | null, book: string | null) =>
   counted === null || book === null ? null : formatAmount(new Money(counted).minus(book));
 
 export const tillSessionSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    till: yup.string().uuid().required(),
-    till_code: yup.string().required(),
-    account: yup.string().required().meta({ description: "The till's account.", example: '5712001' }),
+    ...tillFields,
     cashier: yup.string().uuid().required(),
     business_date: dateResponse(),
     status: yup.string().oneOf(['open', 'closed']).required(),
@@ -83,12 +100,7 @@ export const tillSessionSchema = yup
   .meta({ component: 'TillSession' });
 
 export const serializeSession = (row: TillSessionRow) => ({
-  id: row.id,
-  enterprise: row.enterprise_id,
-  branch: row.branch_id,
-  till: row.till_id,
-  till_code: row.till_code,
-  account: row.account_code,
+  ...tillFieldsOf(row),
   cashier: row.cashier_id,
   business_date: row.business_date,
   status: row.status,
@@ -135,11 +147,7 @@ export const tillSessionRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(tillSessionsQuery(deps.knex), principal, {
-        enterprise: 's.enterprise_id',
-        branch: 's.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(tillSessionsQuery(deps.knex), principal, query, {
         enterprise: 's.enterprise_id',
         branch: 's.branch_id',
         till: 's.till_id',

@@ -12,13 +12,13 @@ import {
 import type { CashCount } from '../../../domain/cash/till-counts';
 import { NotFoundError } from '../../../domain/errors';
 import { tillTransferKinds, transitAccount, type TillTransferKind } from '../../../domain/cash/till-transfers';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { amount, moneyResponse, tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
-import { countResponse, countSchema } from './till-sessions.routes';
+import { countResponse, countSchema, tillFields, tillFieldsOf } from './till-sessions.routes';
 import { tillReaders } from './tills.routes';
 
 /**
@@ -31,12 +31,7 @@ const statuses = ['pending', 'confirmed', 'cancelled'] as const;
 
 const tillTransferSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    till: yup.string().uuid().required(),
-    till_code: yup.string().required(),
-    account: yup.string().required().meta({ description: "The till's account.", example: '5712001' }),
+    ...tillFields,
     kind: yup
       .string()
       .oneOf(tillTransferKinds)
@@ -80,12 +75,7 @@ const tillTransferSchema = yup
   .meta({ component: 'TillTransfer' });
 
 const serializeTransfer = (row: TillTransferRow) => ({
-  id: row.id,
-  enterprise: row.enterprise_id,
-  branch: row.branch_id,
-  till: row.till_id,
-  till_code: row.till_code,
-  account: row.account_code,
+  ...tillFieldsOf(row),
   kind: row.kind,
   amount: row.amount,
   count: row.count,
@@ -135,11 +125,7 @@ export const tillTransferRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(tillTransfersQuery(deps.knex), principal, {
-        enterprise: 'x.enterprise_id',
-        branch: 'x.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(tillTransfersQuery(deps.knex), principal, query, {
         enterprise: 'x.enterprise_id',
         branch: 'x.branch_id',
         till: 'x.till_id',

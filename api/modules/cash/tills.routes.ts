@@ -3,10 +3,10 @@ import { changeTill, createTill, type TillChange } from '../../../activities/cas
 import { tillById, tillsQuery, type TillRow } from '../../../activities/cash/tills.queries';
 import { overCashLimit } from '../../../domain/cash/till-transfers';
 import { tillsParentAccount, vaultAccount } from '../../../domain/cash/tills';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { codeSchema, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
 import { Money } from '../../../domain/money';
 
@@ -120,11 +120,7 @@ export const tillRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(tillsQuery(deps.knex), principal, {
-        enterprise: 't.enterprise_id',
-        branch: 't.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(tillsQuery(deps.knex), principal, query, {
         enterprise: 't.enterprise_id',
         branch: 't.branch_id',
         kind: 't.kind',

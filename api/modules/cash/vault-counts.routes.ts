@@ -7,10 +7,10 @@ import {
 import { recordVaultCount } from '../../../activities/cash/vault-counts.activity';
 import type { CashCount } from '../../../domain/cash/till-counts';
 import { formatAmount, Money } from '../../../domain/money';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { moneyResponse } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 import { countResponse, countSchema } from './till-sessions.routes';
@@ -83,11 +83,7 @@ export const vaultCountRoutes = [
     errorStatuses: [401, 403],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(vaultCountsQuery(deps.knex), principal, {
-        enterprise: 'v.enterprise_id',
-        branch: 'v.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(vaultCountsQuery(deps.knex), principal, query, {
         enterprise: 'v.enterprise_id',
         branch: 'v.branch_id',
         business_date: 'v.business_date',

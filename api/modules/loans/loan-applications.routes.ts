@@ -12,15 +12,16 @@ import {
   type ApplicationRow,
 } from '../../../activities/loans/loan-applications.queries';
 import { requireRole } from '../../auth/access';
-import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { decideOnApplication, startLoanApproval, withdrawApplication } from './loan-approval.temporal';
 import { memberLoaders } from '../members/members.queries';
 import { loanLoaders } from './loans.queries';
 import { amount, moneyResponse } from '../money.schemas';
+import { memberRecordFields } from '../members/member-records.schemas';
 
 const statuses = ['in_review', 'approved', 'rejected', 'expired', 'withdrawn', 'failed'] as const;
 const submitters = ['cashier', 'branch_head'] as const;
@@ -42,10 +43,7 @@ const decisionSchema = yup
 
 const loanApplicationSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    client: yup.string().uuid().required(),
+    ...memberRecordFields,
     product: yup.string().uuid().required(),
     number: yup.string().required(),
     amount: moneyResponse(),
@@ -178,11 +176,7 @@ export const loanApplicationRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(withHistory(LoanApplication.query(deps.knex)), principal, {
-        enterprise: 'enterprise_id',
-        branch: 'branch_id',
-      });
-      whereFilters(builder, query, {
+      const builder = visibleRows(withHistory(LoanApplication.query(deps.knex)), principal, query, {
         enterprise: 'enterprise_id',
         branch: 'branch_id',
         client: 'client_id',

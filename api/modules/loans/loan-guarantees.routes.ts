@@ -15,10 +15,10 @@ import { formatAmount, Money } from '../../../domain/money';
 import type { ApiDeps } from '../../deps';
 import { AppError } from '../../../domain/errors';
 import { requireRole } from '../../auth/access';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { amount, moneyResponse } from '../money.schemas';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { loanLoaders } from './loans.queries';
@@ -189,16 +189,13 @@ export const loanGuaranteeRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(guarantees(deps.knex), principal, {
+      const rows = visibleRows(guarantees(deps.knex), principal, query, {
         enterprise: 'x.enterprise_id',
         branch: 'x.branch_id',
-      }).orderBy([{ column: 'x.created_at', order: 'desc' }, { column: 'x.id' }]);
-      whereFilters(rows, query, {
-        enterprise: 'x.enterprise_id',
         loan: 'x.loan_id',
         application: 'x.application_id',
         guarantor: 'x.guarantor_client_id',
-      });
+      }).orderBy([{ column: 'x.created_at', order: 'desc' }, { column: 'x.id' }]);
       const page = await paginateRows<GuaranteeRow>(rows, query, new URL(ctx.href));
       return { ...page, results: await serializeGuarantees(deps, page.results) };
     },

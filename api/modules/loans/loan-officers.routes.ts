@@ -4,10 +4,10 @@ import {
   reassignLoanOfficer,
   type OfficerAssignmentRow,
 } from '../../../activities/loans/loan-officers.activity';
-import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { loanSchema, serializeLoan } from './loans.routes';
 import { loanLoaders } from './loans.queries';
 import { officerAssignmentSchema, serializeAssignment } from './loan-officers.schemas';
@@ -64,11 +64,7 @@ export const loanOfficerRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(officerAssignmentsQuery(deps.knex), principal, {
-        enterprise: 'a.enterprise_id',
-        branch: 'a.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(officerAssignmentsQuery(deps.knex), principal, query, {
         enterprise: 'a.enterprise_id',
         branch: 'a.branch_id',
         loan: 'a.loan_id',

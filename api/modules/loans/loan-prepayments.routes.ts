@@ -20,9 +20,10 @@ import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { memberLoaders } from '../members/members.queries';
-import { accountForChannel, amount, moneyResponse, tellers } from '../money.schemas';
+import { moneyResponse, tellers } from '../money.schemas';
 import { loanLoaders, visibleLoanMoney } from './loans.queries';
-import { loanMoneyFilters } from './loan-money.schemas';
+import { loanMoneyFilters, loanPaymentBody, loanRecordFields, loanRecordOf } from './loan-money.schemas';
+import { paymentOf } from '../members/member-payments.schemas';
 import { loanRepaymentSchema, serializeRepayment } from './loan-repayments.routes';
 import { postingRefusals } from '../refusal-lists';
 
@@ -30,11 +31,7 @@ const kinds = ['prepayment', 'payoff'] as const;
 
 const loanPrepaymentSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    loan: yup.string().uuid().required(),
-    loan_number: yup.string().required(),
+    ...loanRecordFields,
     kind: yup.string().oneOf(kinds).required(),
     amount: moneyResponse().meta({ description: 'What the member paid: the repayment and the fee.' }),
     fee: moneyResponse().meta({ description: 'The early-repayment fee of the product, on the principal prepaid.' }),
@@ -66,13 +63,9 @@ const loanPrepaymentSchema = yup
   .meta({ component: 'LoanPrepayment' });
 
 function serializePrepayment(row: LoanPrepaymentDetail) {
-  const { id, kind, amount, fee, strategy, teg } = row;
+  const { kind, amount, fee, strategy, teg } = row;
   return {
-    id,
-    enterprise: row.enterprise_id,
-    branch: row.branch_id,
-    loan: row.loan_id,
-    loan_number: row.loan_number,
+    ...loanRecordOf(row),
     kind,
     amount,
     fee,
@@ -138,16 +131,6 @@ const scheduleVersionSchema = yup
   })
   .meta({ component: 'ScheduleVersion' });
 
-const earlyRepaymentBody = {
-  amount: amount().required(),
-  channel: yup
-    .string()
-    .oneOf(['cash', 'account'] as const)
-    .default('cash'),
-  account: accountForChannel(),
-  reference: yup.string().trim().max(100).default(''),
-};
-
 /** What a prepayment and a payoff share: tellers record them on a loan, once per Idempotency-Key. */
 const earlyRepaymentRoute = {
   module: 'loans',
@@ -201,10 +184,7 @@ function earlyRepaymentHandler<Body>(record: Recorder<Body>) {
     if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
     const input = {
       loanId: loan.id,
-      amount: body.amount,
-      channel: body.channel,
-      accountId: body.account ?? null,
-      reference: body.reference,
+      ...paymentOf(body),
       idempotencyKey,
     };
     const { prepayment, replayed } = await record(deps.activities, actor, input, body);
@@ -264,7 +244,7 @@ export const loanPrepaymentRoutes = [
       'keeps the term and lowers the installment. A new schedule version, with its TEG. ' +
       'An amount that would settle the loan is refused: use the payoff. ' +
       'Send an Idempotency-Key header: a retry answers the first result.',
-    body: yup.object({ ...earlyRepaymentBody, strategy: yup.string().oneOf(prepaymentStrategies).optional() }),
+    body: yup.object({ ...loanPaymentBody, strategy: yup.string().oneOf(prepaymentStrategies).optional() }),
     refusals: [...earlyRepaymentRefusals, 'prepayment_below_dues', 'prepayment_settles_loan'],
     handler: earlyRepaymentHandler((activities, actor, input, body) =>
       recordPrepayment(activities, actor, { ...input, strategy: body.strategy ?? null }),
@@ -318,7 +298,7 @@ export const loanPrepaymentRoutes = [
     description:
       'The amount is the payoff quote at the business date, to the franc. ' +
       'Send an Idempotency-Key header: a retry answers the first result.',
-    body: yup.object(earlyRepaymentBody),
+    body: yup.object(loanPaymentBody),
     refusals: [...earlyRepaymentRefusals, 'payoff_amount_differs'],
     handler: earlyRepaymentHandler((activities, actor, input) => recordPayoff(activities, actor, input)),
   }),

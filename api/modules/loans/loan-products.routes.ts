@@ -9,7 +9,7 @@ import { insuranceCollections } from '../../../domain/loans/loan-product';
 import { prepaymentStrategies } from '../../../domain/loans/prepayment';
 import { formatAmount } from '../../../domain/money';
 import { LoanProduct } from '../../../db/models/loan-product.model';
-import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import {
   accountCodeSchema,
@@ -21,7 +21,7 @@ import {
   rateSchema,
   timestampResponse,
 } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { byCodeOrName, visibleRows } from '../list-rows';
 import { amount, amountSchema, moneyResponse } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
 import { accountChoiceRefusals } from '../refusal-lists';
@@ -241,8 +241,7 @@ export const loanProductRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(LoanProduct.query(deps.knex), principal, { enterprise: 'enterprise_id' });
-      whereFilters(builder, query, {
+      const builder = visibleRows(LoanProduct.query(deps.knex), principal, query, {
         enterprise: 'enterprise_id',
         term_category: 'term_category',
         is_active: 'is_active',
@@ -250,8 +249,7 @@ export const loanProductRoutes = [
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),
-        orderingColumns: { code: 'code', name: 'name' },
-        defaultOrdering: 'code',
+        ...byCodeOrName,
       });
       return { ...page, results: page.results.map(serializeLoanProduct) };
     },

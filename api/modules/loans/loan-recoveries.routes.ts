@@ -8,9 +8,10 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { dateResponse, idParams, timestampResponse } from '../common.schemas';
 import { memberLoaders } from '../members/members.queries';
-import { accountForChannel, amount, tellers } from '../money.schemas';
+import { tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
-import { loanMoneyFields, loanMoneyFilters, loanMoneyOf } from './loan-money.schemas';
+import { loanMoneyFields, loanMoneyFilters, loanMoneyOf, loanPaymentBody } from './loan-money.schemas';
+import { paymentOf } from '../members/member-payments.schemas';
 import { loanLoaders, visibleLoanMoney } from './loans.queries';
 
 const loanRecoverySchema = yup
@@ -103,15 +104,7 @@ export const loanRecoveryRoutes = [
     location: '/api/v1/loans/recoveries/{id}/',
     load: loanLoaders.loan,
     params: idParams,
-    body: yup.object({
-      amount: amount().required(),
-      channel: yup
-        .string()
-        .oneOf(['cash', 'account'] as const)
-        .default('cash'),
-      account: accountForChannel(),
-      reference: yup.string().trim().max(100).default(''),
-    }),
+    body: yup.object(loanPaymentBody),
     response: loanRecoverySchema,
     errorStatuses: [401, 403, 404, 409, 422],
     refusals: [...postingRefusals, 'idempotency_key_reused', 'insufficient_funds', 'loan_not_written_off'],
@@ -119,10 +112,7 @@ export const loanRecoveryRoutes = [
       if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
       const { recovery: recorded, replayed } = await recordRecovery(deps.activities, actor, {
         loanId: loan.id,
-        amount: body.amount,
-        channel: body.channel,
-        accountId: body.account ?? null,
-        reference: body.reference,
+        ...paymentOf(body),
         idempotencyKey,
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');

@@ -12,6 +12,7 @@ import { accountForChannel, amount, moneyResponse, tellers } from '../money.sche
 import { loanMoneyFields, loanMoneyFilters, loanMoneyOf } from './loan-money.schemas';
 import { loanLoaders, visibleLoanMoney } from './loans.queries';
 import { postingRefusals } from '../refusal-lists';
+import { paymentChannel, paymentReference } from '../members/member-payments.schemas';
 
 const allocationSchema = yup
   .object({
@@ -111,13 +112,10 @@ export const loanRepaymentRoutes = [
     body: yup.object({
       loan: yup.string().uuid().required(),
       amount: amount().required(),
-      channel: yup
-        .string()
-        .oneOf(['cash', 'account'] as const)
-        .default('cash'),
+      channel: paymentChannel(),
       account: accountForChannel(),
       date: isoDate().optional().meta({ description: 'Must be the business date when given.' }),
-      reference: yup.string().trim().max(100).default(''),
+      reference: paymentReference(),
     }),
     response: loanRepaymentSchema,
     errorStatuses: [401, 403, 404, 409, 422],

@@ -22,9 +22,10 @@ import type { RequestRow } from '../../../activities/approvals/approval-requests
 import { decideRequest, fourEyesRefusals, fourEyesRoute, rolesAt, runOrRequest } from '../approvals/four-eyes';
 import { dateResponse, enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
 import { branchesOf, registerQuery } from './arrears-statement.routes';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { moneyResponse } from '../money.schemas';
 import { loanLoaders } from './loans.queries';
+import { loanRecordFields, loanRecordOf } from './loan-money.schemas';
 
 const statuses = ['pending', 'approved', 'rejected', 'expired', 'failed'] as const;
 const classes = ['performing', 'overdue', 'doubtful'] as const;
@@ -42,11 +43,7 @@ const capitalisedSummary = (body: { capitalise_arrears: boolean; capitalised_arr
 
 const restructuringSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    loan: yup.string().uuid().required(),
-    loan_number: yup.string().required(),
+    ...loanRecordFields,
     status: yup.string().oneOf(statuses).required(),
     term_periods: yup.number().integer().required(),
     annual_rate: yup.string().required(),
@@ -104,11 +101,7 @@ const restructuringSchema = yup
 
 function serializeRestructuring(row: RestructuringRow) {
   return {
-    id: row.id,
-    enterprise: row.enterprise_id,
-    branch: row.branch_id,
-    loan: row.loan_id,
-    loan_number: row.loan_number,
+    ...loanRecordOf(row),
     status: row.status,
     term_periods: row.term_periods,
     annual_rate: row.annual_rate,
@@ -342,11 +335,12 @@ export const loanRestructuringRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(restructuringsQuery(deps.knex), principal, {
+      const rows = visibleRows(restructuringsQuery(deps.knex), principal, query, {
         enterprise: 'r.enterprise_id',
         branch: 'r.branch_id',
+        status: 'r.status',
+        loan: 'r.loan_id',
       });
-      whereFilters(rows, query, { enterprise: 'r.enterprise_id', status: 'r.status', loan: 'r.loan_id' });
       return listPage(rows, query, ctx.href);
     },
   }),

@@ -9,10 +9,10 @@ import { LoanProduct } from '../../../db/models/loan-product.model';
 import { Loan } from '../../../db/models/loan.model';
 import type { Knex } from 'knex';
 import type { Principal } from '../../auth/principal';
-import { whereFilters } from '../../pagination';
 import type { Loader } from '../../route';
 import type { loanMoneyFilters } from './loan-money.schemas';
-import { enterpriseRowLoader, fixedScopeLoader, scopeToVisible } from '../enterprise-scope';
+import { enterpriseRowLoader, fixedScopeLoader } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 
 const loan = {
   name: 'The loan',
@@ -73,15 +73,11 @@ export function visibleLoanMoney(
   alias = 'r',
 ): Knex.QueryBuilder {
   const column = (name: string) => `${alias}.${name}`;
-  scopeToVisible(rows, principal, { enterprise: column('enterprise_id'), branch: column('branch_id') }).orderBy([
-    { column: column('created_at'), order: 'desc' },
-    { column: column('id') },
-  ]);
-  whereFilters(rows, query, {
+  visibleRows(rows, principal, query, {
     enterprise: column('enterprise_id'),
     branch: column('branch_id'),
     loan: column('loan_id'),
-  });
+  }).orderBy([{ column: column('created_at'), order: 'desc' }, { column: column('id') }]);
   if (query.date_from !== undefined) rows.where(column('business_date'), '>=', query.date_from);
   if (query.date_to !== undefined) rows.where(column('business_date'), '<=', query.date_to);
   return rows;

@@ -7,27 +7,25 @@ import { recoveredOn } from '../../../activities/loans/loan-recoveries.activity'
 import { insuranceCollections } from '../../../domain/loans/loan-product';
 import { formatAmount, Money } from '../../../domain/money';
 import { Loan } from '../../../db/models/loan.model';
-import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { memberLoaders } from '../members/members.queries';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
 import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { loanLoaders } from './loans.queries';
 import { postingRefusals } from '../refusal-lists';
 import { officerAssignmentsQuery } from '../../../activities/loans/loan-officers.activity';
 import { officerAssignmentSchema, serializeAssignment } from './loan-officers.schemas';
+import { memberRecordFields } from '../members/member-records.schemas';
 
 const statuses = ['awaiting_disbursement', 'active', 'closed', 'written_off', 'cancelled'] as const;
 export const classifications = ['performing', 'overdue', 'doubtful'] as const;
 
 export const loanSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    client: yup.string().uuid().required(),
+    ...memberRecordFields,
     product: yup.string().uuid().required(),
     application: yup
       .string()
@@ -245,11 +243,7 @@ export const loanRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(Loan.query(deps.knex), principal, {
-        enterprise: 'enterprise_id',
-        branch: 'branch_id',
-      }).where('status', query.status);
-      whereFilters(builder, query, {
+      const builder = visibleRows(Loan.query(deps.knex).where('status', query.status), principal, query, {
         enterprise: 'enterprise_id',
         branch: 'branch_id',
         client: 'client_id',

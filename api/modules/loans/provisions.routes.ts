@@ -15,6 +15,7 @@ import { requestOrigin } from '../../context';
 import { startWorkflowFor } from '../../workflow-start';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
 import { scopeToVisible, scopeToWholeEnterprises } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { classifications } from './loans.routes';
 import { loanLoaders } from './loans.queries';
 import { moneyResponse } from '../money.schemas';
@@ -183,16 +184,12 @@ export const provisionRoutes = [
         query.as_of === undefined
           ? deps.knex('loan_provisions')
           : deps.knex.from(provisionRowsAt(deps.knex, query.as_of).as('loan_provisions'));
-      const rows = scopeToVisible(source.select('*'), principal, {
-        enterprise: 'enterprise_id',
-        branch: 'branch_id',
-      }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
-      whereFilters(rows, query, {
+      const rows = visibleRows(source.select('*'), principal, query, {
         enterprise: 'enterprise_id',
         branch: 'branch_id',
         loan: 'loan_id',
         classification: 'classification',
-      });
+      }).orderBy([{ column: 'as_of', order: 'desc' }, { column: 'id' }]);
       const page = await paginateRows<ProvisionRow>(rows, query, new URL(ctx.href));
       return { ...page, results: page.results.map(serializeProvision) };
     },

@@ -1,10 +1,10 @@
 import * as yup from 'yup';
 import { setUsuryRate } from '../../../activities/loans/usury-rates.activity';
 import { UsuryRate } from '../../../db/models/usury-rate.model';
-import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 
 /** A TEG ceiling as the TEG is shown: percent, up to two decimals, above 0. */
@@ -70,8 +70,7 @@ export const usuryRateRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(UsuryRate.query(deps.knex), principal, { enterprise: 'enterprise_id' });
-      whereFilters(builder, query, {
+      const builder = visibleRows(UsuryRate.query(deps.knex), principal, query, {
         enterprise: 'enterprise_id',
         date_from: ['effective_from', '>='],
         date_to: ['effective_from', '<='],

@@ -20,7 +20,7 @@ import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { memberLoaders } from './members.queries';
 import { cashOperationSchema } from './member-accounts.schemas';
 import { amount, tellers } from '../money.schemas';
@@ -71,29 +71,23 @@ async function withdrawal(counter: Counter, account: Scope, input: CashOperation
   );
 }
 
+/** What both can meet: the account's state and its ledger account, the enterprise's, the year's, a reused key. */
+const accountMoveRefusals = [
+  'account_closed',
+  'account_frozen',
+  'account_inactive',
+  'account_not_leaf',
+  'account_unknown',
+  'enterprise_suspended',
+  'exercice_closed',
+  'idempotency_key_reused',
+] as const;
+
 /** What a deposit and a withdrawal at the counter can meet. */
 const moveRefusals = {
-  deposit: [
-    'account_closed',
-    'account_frozen',
-    'account_inactive',
-    'account_not_leaf',
-    'account_unknown',
-    'enterprise_suspended',
-    'exercice_closed',
-    'idempotency_key_reused',
-    'no_exercice_for_date',
-    'till_session_required',
-  ],
+  deposit: [...accountMoveRefusals, 'no_exercice_for_date', 'till_session_required'],
   withdrawal: [
-    'account_closed',
-    'account_frozen',
-    'account_inactive',
-    'account_not_leaf',
-    'account_unknown',
-    'enterprise_suspended',
-    'exercice_closed',
-    'idempotency_key_reused',
+    ...accountMoveRefusals,
     'insufficient_funds',
     'no_exercice_for_date',
     'till_session_required',
@@ -198,13 +192,11 @@ const listRoute = (direction: CashDirection) =>
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(cashOperationsOf(deps.knex, direction, query), principal, {
+      const builder = visibleRows(cashOperationsOf(deps.knex, direction, query), principal, query, {
         enterprise: 'ev.enterprise_id',
         branch: 'ev.branch_id',
+        account: 'ev.subject_id',
       });
-      if (query.enterprise !== undefined) builder.where('ev.enterprise_id', query.enterprise);
-      if (query.branch !== undefined) builder.where('ev.branch_id', query.branch);
-      if (query.account !== undefined) builder.where('ev.subject_id', query.account);
       const page = await paginateRows<CashOperationRow>(builder, query, new URL(ctx.href));
       return { ...page, results: page.results.map(toOperation) };
     },

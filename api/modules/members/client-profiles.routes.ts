@@ -18,10 +18,10 @@ import {
   riskLevels,
 } from '../../../db/models/client-profile.model';
 import { requireRole } from '../../auth/access';
-import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { memberLoaders } from './members.queries';
 
 const registrars: readonly Role[] = ['cashier', 'branch_head', 'direction', 'admin'];
@@ -267,13 +267,9 @@ export const clientProfileRoutes = [
     response: pageSchema(clientSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(clientProfilesQuery(deps.knex), principal, {
+      const builder = visibleRows(clientProfilesQuery(deps.knex), principal, query, {
         enterprise: 'client_profiles.enterprise_id',
         branch: 'client_profiles.branch_id',
-      });
-      whereFilters(builder, query, {
-        enterprise: 'enterprise_id',
-        branch: 'branch_id',
         status: 'status',
         kind: 'kind',
       });

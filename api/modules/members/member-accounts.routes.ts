@@ -1,9 +1,9 @@
 import * as yup from 'yup';
 import { changeAccountStatus, openAccount } from '../../../activities/members/member-accounts.activity';
-import { listQuerySchema, pageSchema, paginate, paginateRows, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import {
   accountStatementQuery,
   accountWithHolds,
@@ -72,11 +72,7 @@ export const memberAccountRoutes = [
     response: pageSchema(memberAccountSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(memberAccountsQuery(deps.knex), principal, {
-        enterprise: 'enterprise_id',
-        branch: 'branch_id',
-      });
-      whereFilters(builder, query, {
+      const builder = visibleRows(memberAccountsQuery(deps.knex), principal, query, {
         enterprise: 'enterprise_id',
         branch: 'branch_id',
         client: 'client_id',

@@ -6,7 +6,7 @@ import {
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { interestPostingSchema, maturitySchema } from './savings-interest.schemas';
 import { memberLoaders } from './members.queries';
 import { matureDueTermDeposits } from '../../../activities/members/term-deposits.activity';
@@ -66,11 +66,7 @@ export const savingsInterestRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(interestPostingsQuery(deps.knex), principal, {
-        enterprise: 's.enterprise_id',
-        branch: 's.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(interestPostingsQuery(deps.knex), principal, query, {
         ...periodColumns,
         enterprise: 's.enterprise_id',
         branch: 's.branch_id',
@@ -100,11 +96,7 @@ export const savingsInterestRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(termDepositMaturitiesQuery(deps.knex), principal, {
-        enterprise: 'm.enterprise_id',
-        branch: 'a.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(termDepositMaturitiesQuery(deps.knex), principal, query, {
         date_from: ['m.maturity_date', '>='],
         date_to: ['m.maturity_date', '<='],
         enterprise: 'm.enterprise_id',

@@ -18,7 +18,7 @@ import {
 import { maturityInstructions, type MaturityInstruction } from '../../../domain/members/term-deposits';
 import { productRates, savingsProductsQuery } from '../../../activities/members/savings-products.queries';
 import type { SavingsProduct } from '../../../db/models/savings-product.model';
-import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import {
   accountCodeSchema,
@@ -31,7 +31,7 @@ import {
   timestampResponse,
 } from '../common.schemas';
 import { Money } from '../../../domain/money';
-import { scopeToVisible } from '../enterprise-scope';
+import { byCodeOrName, visibleRows } from '../list-rows';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
 import { memberLoaders } from './members.queries';
 import { accountChoiceRefusals } from '../refusal-lists';
@@ -206,13 +206,15 @@ export const savingsProductRoutes = [
     response: pageSchema(savingsProductSchema),
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(savingsProductsQuery(deps.knex), principal, { enterprise: 'enterprise_id' });
-      whereFilters(builder, query, { enterprise: 'enterprise_id', kind: 'kind', is_active: 'is_active' });
+      const builder = visibleRows(savingsProductsQuery(deps.knex), principal, query, {
+        enterprise: 'enterprise_id',
+        kind: 'kind',
+        is_active: 'is_active',
+      });
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),
-        orderingColumns: { code: 'code', name: 'name' },
-        defaultOrdering: 'code',
+        ...byCodeOrName,
       });
       return { ...page, results: page.results.map(serializeProduct) };
     },

@@ -13,8 +13,9 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { memberLoaders } from '../members/members.queries';
 import { enterpriseFilter, idParams, isoDate } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
-import { accountForChannel, amount, tellers } from '../money.schemas';
+import { visibleRows } from '../list-rows';
+import { amount, tellers } from '../money.schemas';
+import { ownAccountChannel, paymentOf } from '../members/member-payments.schemas';
 import { shareLoaders } from './shares.queries';
 import {
   paymentSchema,
@@ -27,14 +28,6 @@ import { postingRefusals } from '../refusal-lists';
 const idempotencyNote =
   'Send an Idempotency-Key header: a retry with the same key and body answers the ' +
   'first result and moves nothing; the same key with another body is refused (409).';
-const channelFields = {
-  channel: yup
-    .string()
-    .oneOf(['cash', 'account'] as const)
-    .default('cash'),
-  account: accountForChannel().meta({ description: "The member's own account, for the account channel." }),
-  reference: yup.string().trim().max(100).default(''),
-};
 
 /** Subscriptions of shares and their payments (libérations), posted through the ledger, idempotent by header. */
 export const shareSubscriptionRoutes = [
@@ -60,11 +53,7 @@ export const shareSubscriptionRoutes = [
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
       const now = deps.clock();
-      const rows = scopeToVisible(subscriptionsQuery(deps.knex, now), principal, {
-        enterprise: 's.enterprise_id',
-        branch: 's.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(subscriptionsQuery(deps.knex, now), principal, query, {
         enterprise: 's.enterprise_id',
         branch: 's.branch_id',
         client: 's.client_id',
@@ -99,7 +88,7 @@ export const shareSubscriptionRoutes = [
       share_type: yup.string().uuid().required(),
       shares: yup.number().strict(true).integer().min(1).max(1_000_000).required(),
       initial_payment: amount().optional().meta({ description: 'Paid now; default: the whole amount.' }),
-      ...channelFields,
+      ...ownAccountChannel,
     }),
     response: subscriptionSchema,
     errorStatuses: [401, 403, 404, 409, 422],
@@ -164,11 +153,7 @@ export const shareSubscriptionRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = scopeToVisible(paymentsQuery(deps.knex), principal, {
-        enterprise: 'p.enterprise_id',
-        branch: 'p.branch_id',
-      });
-      whereFilters(rows, query, {
+      const rows = visibleRows(paymentsQuery(deps.knex), principal, query, {
         enterprise: 'p.enterprise_id',
         branch: 'p.branch_id',
         client: 'p.client_id',
@@ -197,7 +182,11 @@ export const shareSubscriptionRoutes = [
     idempotent: true,
     status: 201,
     location: '/api/v1/shares/payments/{id}/',
-    body: yup.object({ subscription: yup.string().uuid().required(), amount: amount().required(), ...channelFields }),
+    body: yup.object({
+      subscription: yup.string().uuid().required(),
+      amount: amount().required(),
+      ...ownAccountChannel,
+    }),
     response: paymentSchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: [
@@ -212,10 +201,7 @@ export const shareSubscriptionRoutes = [
       if (body.account !== undefined) await load(memberLoaders.tellerAccount, body.account);
       const { payment, replayed } = await payShares(deps.activities, actor, {
         subscriptionId: subscription.id,
-        amount: body.amount,
-        channel: body.channel,
-        accountId: body.account ?? null,
-        reference: body.reference,
+        ...paymentOf(body),
         idempotencyKey,
       });
       if (replayed) ctx.set('Idempotent-Replayed', 'true');

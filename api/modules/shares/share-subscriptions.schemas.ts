@@ -2,13 +2,11 @@ import * as yup from 'yup';
 import type { PaymentRow, SubscriptionWithPayments } from '../../../activities/shares/share-subscriptions.queries';
 import { moneyResponse } from '../money.schemas';
 import { dateResponse, timestampResponse } from '../common.schemas';
+import { memberRecordFields } from '../members/member-records.schemas';
 
 export const paymentSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    client: yup.string().uuid().required(),
+    ...memberRecordFields,
     subscription: yup.string().uuid().required(),
     subscription_number: yup.string().required(),
     number: yup.string().required().meta({ example: 'PAY-2026-000001' }),
@@ -47,10 +45,7 @@ export function serializePayment(row: PaymentRow) {
 
 export const subscriptionSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    client: yup.string().uuid().required(),
+    ...memberRecordFields,
     member_number: yup.string().required(),
     share_type: yup.string().uuid().required(),
     share_type_code: yup.string().required(),

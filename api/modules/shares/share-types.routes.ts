@@ -5,10 +5,10 @@ import {
   updateShareType,
   type ShareTypeFields,
 } from '../../../activities/shares/share-types.activity';
-import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { enterpriseFilter, idParams, rateSchema } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { amountSchema } from '../money.schemas';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { shareLoaders } from './shares.queries';
@@ -94,11 +94,10 @@ export const shareTypeRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = whereFilters(
-        scopeToVisible(shareTypesQuery(deps.knex), principal, { enterprise: 'enterprise_id' }),
-        query,
-        { enterprise: 'enterprise_id', is_active: 'is_active' },
-      );
+      const builder = visibleRows(shareTypesQuery(deps.knex), principal, query, {
+        enterprise: 'enterprise_id',
+        is_active: 'is_active',
+      });
       const page = await paginate(builder, {
         query,
         url: new URL(ctx.href),

@@ -48,20 +48,16 @@ const ended = (withdrawal: ShareWithdrawal) =>
     `Withdrawal ${withdrawal.number} is ${withdrawal.status}: its process has ended.`,
   );
 
-/** `updateId`: from the client's Idempotency-Key (`operationKey`), so that a retry joins the first Update. */
-export const cancelWithdrawal = (
-  deps: RouteDeps,
-  withdrawal: ShareWithdrawal,
-  request: StepRequest,
-  updateId: string,
-) =>
-  executeWorkflowUpdate(
-    deps,
-    { workflowId: withdrawal.workflowId, updateId },
-    cancelWithdrawalUpdate,
-    request,
-    ended(withdrawal),
-  );
+/**
+ * A decision with a reason, sent as `update`. `updateId`: from the client's Idempotency-Key (`operationKey`), so that
+ * a retry joins the first Update.
+ */
+const sendDecision =
+  (update: typeof cancelWithdrawalUpdate | typeof extendRefundUpdate) =>
+  (deps: RouteDeps, withdrawal: ShareWithdrawal, request: StepRequest, updateId: string) =>
+    executeWorkflowUpdate(deps, { workflowId: withdrawal.workflowId, updateId }, update, request, ended(withdrawal));
+
+export const cancelWithdrawal = sendDecision(cancelWithdrawalUpdate);
 
 /** The refund's own key (`request.idempotencyKey`) names its Update too. */
 export const refundWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, request: RefundRequest) =>
@@ -73,16 +69,4 @@ export const refundWithdrawal = (deps: RouteDeps, withdrawal: ShareWithdrawal, r
     ended(withdrawal),
   );
 
-export const extendWithdrawalRefund = (
-  deps: RouteDeps,
-  withdrawal: ShareWithdrawal,
-  request: StepRequest,
-  updateId: string,
-) =>
-  executeWorkflowUpdate(
-    deps,
-    { workflowId: withdrawal.workflowId, updateId },
-    extendRefundUpdate,
-    request,
-    ended(withdrawal),
-  );
+export const extendWithdrawalRefund = sendDecision(extendRefundUpdate);

@@ -12,13 +12,14 @@ import { AppError } from '../../../domain/errors';
 import { withdrawalStatuses, type ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
 import type { StepRequest } from '../../../workflows/definitions';
 import type { RouteDeps } from '../../deps';
-import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
+import { listQuerySchema, pageSchema, paginate } from '../../pagination';
 import { defineRoute } from '../../route';
 import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams } from '../common.schemas';
-import { scopeToVisible } from '../enterprise-scope';
+import { visibleRows } from '../list-rows';
 import { memberLoaders } from '../members/members.queries';
-import { accountForChannel, tellers } from '../money.schemas';
+import { tellers } from '../money.schemas';
+import { ownAccountChannel } from '../members/member-payments.schemas';
 import {
   cancelWithdrawal,
   extendWithdrawalRefund,
@@ -100,11 +101,7 @@ export const shareWithdrawalRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const builder = scopeToVisible(withdrawalsQuery(deps.knex), principal, {
-        enterprise: 'enterprise_id',
-        branch: 'branch_id',
-      });
-      whereFilters(builder, query, {
+      const builder = visibleRows(withdrawalsQuery(deps.knex), principal, query, {
         enterprise: 'enterprise_id',
         branch: 'branch_id',
         client: 'client_id',
@@ -216,14 +213,7 @@ export const shareWithdrawalRoutes = [
     status: 200,
     load: shareLoaders.withdrawal,
     params: idParams,
-    body: yup.object({
-      channel: yup
-        .string()
-        .oneOf(['cash', 'account'] as const)
-        .default('cash'),
-      account: accountForChannel().meta({ description: "The member's own account, for the account channel." }),
-      reference: yup.string().trim().max(100).default(''),
-    }),
+    body: yup.object(ownAccountChannel),
     response: withdrawalSchema,
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: [

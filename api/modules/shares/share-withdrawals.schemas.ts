@@ -2,13 +2,11 @@ import * as yup from 'yup';
 import { withdrawalStatuses, type ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
 import { dateResponse, timestampResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
+import { memberRecordFields } from '../members/member-records.schemas';
 
 export const withdrawalSchema = yup
   .object({
-    id: yup.string().uuid().required(),
-    enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().required(),
-    client: yup.string().uuid().required(),
+    ...memberRecordFields,
     subscription: yup.string().uuid().required(),
     number: yup.string().required().meta({ example: 'WDR-2026-000001' }),
     shares: yup.number().integer().required(),
