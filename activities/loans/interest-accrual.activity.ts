@@ -229,6 +229,11 @@ export async function accrualLegOf(trx: Knex.Transaction, enterpriseId: string):
   return rule?.is_active === true && rule.legs.length === 1 ? rule.legs[0]! : defaultAccrualLeg;
 }
 
+/** The refusal of a rule of other legs than the one this step books by. */
+const unsupportedRule =
+  'The interest_accrual rule must have one leg (accrued interest receivable / interest income) for the month ' +
+  'end to book and reverse it.';
+
 /** Step: this period's interest earned and not yet due on each performing loan, accrued on the period's last day. */
 export async function accrueLoanInterest(
   trx: Knex.Transaction,
@@ -236,13 +241,7 @@ export async function accrueLoanInterest(
 ): Promise<MonthEndStepResult> {
   // The loans' off-balance engagements at the period's end ride on this step (no new step, so no workflow change).
   await postEngagementsAtMonthEnd(trx, run);
-  const ruled = await accrualRuleOf(
-    trx,
-    run.enterprise_id,
-    'interest_accrual',
-    'The interest_accrual rule must have one leg (accrued interest receivable / interest income) for the month ' +
-      'end to book and reverse it.',
-  );
+  const ruled = await accrualRuleOf(trx, run.enterprise_id, 'interest_accrual', unsupportedRule);
   if (ruled === undefined) return { entries: 0, amount: '0', lines: [] };
   const { rule, leg } = ruled;
   const accruals: Accrual[] = (await accruingLoans(trx, run.enterprise_id, run.period_end)).map((loan) => ({

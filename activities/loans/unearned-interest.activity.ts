@@ -57,18 +57,17 @@ function earnedSince(row: UnearnedRow, periodEnd: string): Money {
   return Money.max(new Money(row.interest_unearned).minus(stillUnearned), new Money(0));
 }
 
+/** The refusal of a rule of other legs than the one this step books by. */
+const unsupportedRule =
+  'The unearned_interest_recognition rule must have one leg (interest received in advance / interest income) ' +
+  'for the month end to book it.';
+
 /** Step: the interest paid in advance earned by the period's last day, moved from 47220 to interest income. */
 export async function recognizeUnearnedInterest(
   trx: Knex.Transaction,
   { run, post }: MonthEndStepWork,
 ): Promise<MonthEndStepResult> {
-  const ruled = await accrualRuleOf(
-    trx,
-    run.enterprise_id,
-    'unearned_interest_recognition',
-    'The unearned_interest_recognition rule must have one leg (interest received in advance / interest income) ' +
-      'for the month end to book it.',
-  );
+  const ruled = await accrualRuleOf(trx, run.enterprise_id, 'unearned_interest_recognition', unsupportedRule);
   if (ruled === undefined) return { entries: 0, amount: '0', lines: [] };
   const { rule, leg } = ruled;
   const rows = await installmentsWithUnearnedInterest(trx, run.enterprise_id);

@@ -188,18 +188,17 @@ async function accrualsOf(
   return accruals;
 }
 
+/** The refusal of a rule of other legs than the one this step books by. */
+const unsupportedRule =
+  'The savings_interest_accrual rule must have one leg (interest expense / interest payable) for the ' +
+  'month end to book and reverse it.';
+
 /** Step: the interest each account has earned and not been paid, accrued on the period's last day. */
 export async function accrueSavingsInterest(
   trx: Knex.Transaction,
   { run, post }: MonthEndStepWork,
 ): Promise<MonthEndStepResult> {
-  const ruled = await accrualRuleOf(
-    trx,
-    run.enterprise_id,
-    'savings_interest_accrual',
-    'The savings_interest_accrual rule must have one leg (interest expense / interest payable) for the ' +
-      'month end to book and reverse it.',
-  );
+  const ruled = await accrualRuleOf(trx, run.enterprise_id, 'savings_interest_accrual', unsupportedRule);
   if (ruled === undefined) return { entries: 0, amount: '0', lines: [] };
   const { rule, leg } = ruled;
   const accruals = await accrualsOf(trx, run, leg);
