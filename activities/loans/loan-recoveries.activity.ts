@@ -10,7 +10,7 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { assertSameRequest } from '../idempotency';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
-import type { LoanPaymentInput } from './loan-repayments.activity';
+import { paymentRequest, type LoanPaymentInput } from './loan-repayments.activity';
 
 export type RecoveryInput = LoanPaymentInput;
 
@@ -81,13 +81,7 @@ export async function recordRecovery(
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate();
     if (loan === undefined) throw new NotFoundError('The loan');
-    const request = {
-      loan: loan.id,
-      amount: formatAmount(input.amount),
-      channel: input.channel,
-      account: input.accountId,
-      reference: input.reference,
-    };
+    const request = paymentRequest(loan.id, input);
     if (input.idempotencyKey !== null) {
       const earlier = await earlierRecovery(trx, loan.enterpriseId, actor, input.idempotencyKey);
       if (earlier !== undefined) {
