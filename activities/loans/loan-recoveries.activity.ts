@@ -10,6 +10,7 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { assertSameRequest } from '../idempotency';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
+import { loanOperationsQuery } from './loan-operations';
 import { paymentRequest, type LoanPaymentInput } from './loan-repayments.activity';
 
 export type RecoveryInput = LoanPaymentInput;
@@ -34,24 +35,17 @@ export interface LoanRecoveryRow {
 
 /** The recoveries with their loan's number: the list, the detail and a retry read them the same way. */
 export const recoveriesQuery = (knex: Knex) =>
-  knex('loan_recoveries as r')
-    .join('loans as l', 'l.id', 'r.loan_id')
-    .select(
-      'r.id',
-      'r.enterprise_id',
-      'r.branch_id',
-      'r.loan_id',
-      'l.number as loan_number',
-      'r.amount',
-      'r.channel',
-      'r.account_id',
-      'r.reference',
-      knex.raw(`to_char(r.business_date, 'YYYY-MM-DD') AS business_date`),
-      'r.event_id',
-      'r.recorded_by',
-      'r.request',
-      'r.created_at',
-    );
+  loanOperationsQuery(knex, 'loan_recoveries').select(
+    'r.amount',
+    'r.channel',
+    'r.account_id',
+    'r.reference',
+    knex.raw(`to_char(r.business_date, 'YYYY-MM-DD') AS business_date`),
+    'r.event_id',
+    'r.recorded_by',
+    'r.request',
+    'r.created_at',
+  );
 
 /** What was recovered on a loan since its write-off. */
 export async function recoveredOn(knex: Knex, loanId: string): Promise<Money> {
