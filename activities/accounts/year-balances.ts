@@ -30,6 +30,19 @@ export interface BalanceScope {
 /** Where an earlier year's income and expenses count until its closing: the result awaiting allocation. */
 export const pendingResultAccount = '13';
 
+/** The columns of a scope's line, read from an entry `e` and its line `l`. */
+const lineColumns = [
+  'e.branch_id',
+  'e.entry_date',
+  'e.exercice_id',
+  'e.id as entry_id',
+  'e.reverses_entry_id',
+  'l.id as line_id',
+  'l.chart_entry_id',
+  'l.debit',
+  'l.credit',
+];
+
 /**
  * The scope's lines as rows of `s` (branch_id, entry_date, exercice_id, entry_id, reverses_entry_id, line_id, debit,
  * credit), joined to their account `c`. The earlier years carried by computation come as the à-nouveaux their
@@ -43,17 +56,7 @@ export function linesInScope(knex: Knex | Knex.Transaction, scope: BalanceScope)
     knex('journal_lines as l')
       .join('journal_entries as e', 'e.id', 'l.entry_id')
       .where('e.exercice_id', scope.exerciceId ?? null),
-  ).select(
-    'e.branch_id',
-    'e.entry_date',
-    'e.exercice_id',
-    'e.id as entry_id',
-    'e.reverses_entry_id',
-    'l.id as line_id',
-    'l.chart_entry_id',
-    'l.debit',
-    'l.credit',
-  );
+  ).select(lineColumns);
   if (scope.upTo !== undefined) current.where('e.entry_date', '<=', scope.upTo);
   const lines =
     scope.carried === undefined || scope.carried.ids.length === 0
@@ -182,18 +185,6 @@ export function entriesWithLines(knex: Knex | Knex.Transaction): Knex.QueryBuild
       'WHERE l.entry_id = e.id OFFSET 0) AS l',
   );
 }
-
-const lineColumns = [
-  'e.branch_id',
-  'e.entry_date',
-  'e.exercice_id',
-  'e.id as entry_id',
-  'e.reverses_entry_id',
-  'l.id as line_id',
-  'l.chart_entry_id',
-  'l.debit',
-  'l.credit',
-];
 
 /**
  * The scope's lines as linesInScope gives them (`s`, joined to their account `c`), for reports that sum them: its

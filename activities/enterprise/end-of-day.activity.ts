@@ -14,6 +14,7 @@ import type { DataContext, RequestOrigin } from '../context';
 import { startProvisioningRun } from '../loans/provisioning.activity';
 import { matureDueTermDeposits } from '../members/term-deposits.activity';
 import { openMonthEndRun } from './month-end.activity';
+import { lockedBusinessDate, startRun } from './run-start';
 
 /**
  * The end of day (clôture de journée, docs/domain.md §13.3, docs/architecture.md §5): one run per enterprise and
@@ -65,11 +66,7 @@ export async function openEndOfDayRun(
   input: EndOfDayRequest,
 ): Promise<{ run: EndOfDayRunRow; start: boolean }> {
   return inTransaction(knex, async (trx) => {
-    const configuration = await EnterpriseConfiguration.query(trx)
-      .findOne({ enterprise_id: input.enterpriseId })
-      .forUpdate();
-    if (configuration === undefined) throw new NotFoundError('The enterprise');
-    const businessDate = effectiveBusinessDate(configuration, now);
+    const businessDate = await lockedBusinessDate(trx, input.enterpriseId, now);
     const date = input.date ?? businessDate;
     const existing: EndOfDayRunRow | undefined = await trx('end_of_day_runs')
       .where({ enterprise_id: input.enterpriseId, business_date: date })
@@ -83,34 +80,13 @@ export async function openEndOfDayRun(
         [{ field: 'date', message: `date must be the business date ${businessDate}` }],
       );
     }
-    const [run] =
-      existing === undefined
-        ? await trx('end_of_day_runs')
-            .insert({
-              enterprise_id: input.enterpriseId,
-              business_date: date,
-              trigger: input.trigger,
-              started_by: input.startedBy,
-            })
-            .returning('*')
-        : await trx('end_of_day_runs')
-            .where({ id: existing.id })
-            .update({ status: 'running', failure: null, finished_at: null })
-            .returning('*');
-    if (existing === undefined)
-      await trx('end_of_day_steps').insert(
-        endOfDaySteps.map((step, position) => ({ enterprise_id: input.enterpriseId, run_id: run.id, step, position })),
-      );
-    const actor =
-      input.startedBy === null ? null : { userId: input.startedBy, requestId: input.requestId, address: input.address };
-    await recordAudit(trx, actor, {
-      action: 'end_of_day.start',
-      entityType: 'end_of_day_run',
-      entityId: run.id,
-      enterpriseId: input.enterpriseId,
-      details: { date, trigger: input.trigger, resumed: existing !== undefined },
-    });
-    return { run: run as EndOfDayRunRow, start: true };
+    const run = await startRun(
+      trx,
+      input,
+      { kind: 'end_of_day', stepNames: endOfDaySteps, columns: { business_date: date }, details: { date } },
+      existing,
+    );
+    return { run, start: true };
   });
 }
 

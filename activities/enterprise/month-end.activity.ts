@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { effectiveBusinessDate, type IsoDate } from '../../domain/calendar';
+import type { IsoDate } from '../../domain/calendar';
 import { AppError, NotFoundError } from '../../domain/errors';
 import {
   monthEndRefusal,
@@ -11,11 +11,11 @@ import {
   type Period,
 } from '../../domain/enterprise/month-end';
 import type { MonthEndStepResult } from '../../domain/enterprise/month-end-step';
-import { EnterpriseConfiguration } from '../../db/models/enterprise-configuration.model';
 import { inTransaction } from '../../db/transaction';
-import { chainAnchors, recordAudit, type ChainAnchor } from '../audit';
+import { chainAnchors, type ChainAnchor } from '../audit';
 import type { RequestOrigin } from '../context';
 import { postJournalEntry, type EntryDraft } from '../events/post-entry';
+import { lockedBusinessDate, startRun } from './run-start';
 
 /**
  * The month end of an enterprise (docs/architecture.md §9, docs/domain.md §8) as a document: one run per
@@ -103,11 +103,7 @@ async function refusalFor(trx: Knex.Transaction, enterpriseId: string, period: P
  */
 export async function openMonthEndRun(knex: Knex, now: Date, input: MonthEndRequest): Promise<OpenedMonthEnd> {
   return inTransaction(knex, async (trx) => {
-    const configuration = await EnterpriseConfiguration.query(trx)
-      .findOne({ enterprise_id: input.enterpriseId })
-      .forUpdate();
-    if (configuration === undefined) throw new NotFoundError('The enterprise');
-    const businessDate = effectiveBusinessDate(configuration, now);
+    const businessDate = await lockedBusinessDate(trx, input.enterpriseId, now);
     const period = input.period ?? periodJustEnded(businessDate);
     const existing: MonthEndRunRow | undefined = await trx('month_end_runs')
       .where({ enterprise_id: input.enterpriseId, period })
@@ -116,36 +112,14 @@ export async function openMonthEndRun(knex: Knex, now: Date, input: MonthEndRequ
     const refusal = existing === undefined ? await refusalFor(trx, input.enterpriseId, period, businessDate) : null;
     if (refusal !== null) throw new AppError(refusal.kind, refusal.code, refusal.message);
     const { start, end } = periodDates(period);
-    const [run] =
-      existing === undefined
-        ? await trx('month_end_runs')
-            .insert({
-              enterprise_id: input.enterpriseId,
-              period,
-              period_start: start,
-              period_end: end,
-              trigger: input.trigger,
-              started_by: input.startedBy,
-            })
-            .returning('*')
-        : await trx('month_end_runs')
-            .where({ id: existing.id })
-            .update({ status: 'running', failure: null, finished_at: null })
-            .returning('*');
-    if (existing === undefined)
-      await trx('month_end_steps').insert(
-        monthEndSteps.map((step, position) => ({ enterprise_id: input.enterpriseId, run_id: run.id, step, position })),
-      );
-    const actor =
-      input.startedBy === null ? null : { userId: input.startedBy, requestId: input.requestId, address: input.address };
-    await recordAudit(trx, actor, {
-      action: 'month_end.start',
-      entityType: 'month_end_run',
-      entityId: run.id,
-      enterpriseId: input.enterpriseId,
-      details: { period, trigger: input.trigger, resumed: existing !== undefined },
-    });
-    return { run: run as MonthEndRunRow, start: true };
+    const columns = { period, period_start: start, period_end: end };
+    const run = await startRun(
+      trx,
+      input,
+      { kind: 'month_end', stepNames: monthEndSteps, columns, details: { period } },
+      existing,
+    );
+    return { run, start: true };
   });
 }
 

@@ -18,6 +18,16 @@ export interface EntryDraft {
   createdBy: string | null;
 }
 
+/** The lines as coopbank_post_entry takes them (jsonb, amounts as text), checked balanced first. */
+export function ledgerLines(lines: readonly JournalLine[]): { account: string; debit: string; credit: string }[] {
+  assertBalanced(lines);
+  return lines.map((line) => ({
+    account: line.account,
+    debit: formatAmount(line.debit),
+    credit: formatAmount(line.credit),
+  }));
+}
+
 /**
  * Posts one balanced journal entry in the caller's transaction, in one statement (coopbank_post_entry): accounts
  * postable, the date inside an open accounting year of the enterprise, else refused with the AppError of the case
@@ -25,12 +35,7 @@ export interface EntryDraft {
  * journal and the next number of that journal in its year.
  */
 export async function postJournalEntry(trx: Knex.Transaction, draft: EntryDraft): Promise<string> {
-  assertBalanced(draft.lines);
-  const lines = draft.lines.map((line) => ({
-    account: line.account,
-    debit: formatAmount(line.debit),
-    credit: formatAmount(line.credit),
-  }));
+  const lines = ledgerLines(draft.lines);
   const posted = await ledgerCall<{ id: string }>(
     trx.raw('SELECT coopbank_post_entry(?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?) AS id', [
       draft.enterpriseId,

@@ -1,12 +1,13 @@
 import type { Knex } from 'knex';
 import type { IsoDate } from '../../domain/calendar';
-import { assertBalanced, linesForEvent } from '../../domain/events/journal';
+import { linesForEvent } from '../../domain/events/journal';
 import { moneyMovingKinds, type EventKind } from '../../domain/events/rules';
 import { AppError } from '../../domain/errors';
 import { formatAmount } from '../../domain/money';
 import { reportOnCommit } from '../metrics-channel';
 import { defaultRoleAccounts } from './default-rules';
 import { ledgerRows } from './ledger-refusal';
+import { ledgerLines } from './post-entry';
 import { currentRule, requestHash, type BusinessEvent, type RuleRow } from './record-business-event';
 
 /** An event and the day it is dated. */
@@ -80,7 +81,6 @@ export async function recordDatedEvents(
   const drafts = events.map((event) => {
     const rule = rules.get(event.kind)!;
     const lines = linesForEvent(rule.legs, event.amount, defaultRoleAccounts, event.productAccounts);
-    assertBalanced(lines);
     return {
       enterprise: event.enterpriseId,
       branch: event.branchId,
@@ -89,11 +89,7 @@ export async function recordDatedEvents(
       event: eventIds.get(event.idempotencyKey)!,
       rule_config: rule.id,
       created_by: event.actorId,
-      lines: lines.map((line) => ({
-        account: line.account,
-        debit: formatAmount(line.debit),
-        credit: formatAmount(line.credit),
-      })),
+      lines: ledgerLines(lines),
     };
   });
   // The function scan yields the drafts in their order; each call numbers its entry in its journal and year.

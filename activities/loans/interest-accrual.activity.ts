@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { accountOf, type RuleLeg } from '../../domain/events/rules';
-import { AppError } from '../../domain/errors';
 import { accrualPostings, type Accrual } from '../../domain/accruals';
 import { accruedInterest, type AccrualInstallment } from '../../domain/loans/interest-accrual';
 import { formatAmount, Money } from '../../domain/money';
@@ -8,6 +7,7 @@ import type { MonthEndStepResult } from '../../domain/enterprise/month-end-step'
 import type { MonthEndStepWork } from '../enterprise/month-end.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
 import { postJournalEntry } from '../events/post-entry';
+import { accrualRuleOf, postOnPeriodEnd } from '../enterprise/month-end-accrual';
 import { currentRule } from '../events/record-business-event';
 import { postEngagementsAtMonthEnd } from './off-balance';
 
@@ -229,6 +229,11 @@ export async function accrualLegOf(trx: Knex.Transaction, enterpriseId: string):
   return rule?.is_active === true && rule.legs.length === 1 ? rule.legs[0]! : defaultAccrualLeg;
 }
 
+/** The refusal of a rule of other legs than the one this step books by. */
+const unsupportedRule =
+  'The interest_accrual rule must have one leg (accrued interest receivable / interest income) for the month ' +
+  'end to book and reverse it.';
+
 /** Step: this period's interest earned and not yet due on each performing loan, accrued on the period's last day. */
 export async function accrueLoanInterest(
   trx: Knex.Transaction,
@@ -236,17 +241,9 @@ export async function accrueLoanInterest(
 ): Promise<MonthEndStepResult> {
   // The loans' off-balance engagements at the period's end ride on this step (no new step, so no workflow change).
   await postEngagementsAtMonthEnd(trx, run);
-  const rule = await currentRule(trx, run.enterprise_id, 'interest_accrual');
-  if (rule === undefined || !rule.is_active) return { entries: 0, amount: '0', lines: [] };
-  const [leg] = rule.legs;
-  if (rule.legs.length !== 1 || leg === undefined) {
-    throw new AppError(
-      'conflict',
-      'accrual_rule_unsupported',
-      'The interest_accrual rule must have one leg (accrued interest receivable / interest income) for the month ' +
-        'end to book and reverse it.',
-    );
-  }
+  const ruled = await accrualRuleOf(trx, run.enterprise_id, 'interest_accrual', unsupportedRule);
+  if (ruled === undefined) return { entries: 0, amount: '0', lines: [] };
+  const { rule, leg } = ruled;
   const accruals: Accrual[] = (await accruingLoans(trx, run.enterprise_id, run.period_end)).map((loan) => ({
     subjectId: loan.id,
     branchId: loan.branch_id,
@@ -257,28 +254,26 @@ export async function accrueLoanInterest(
     ...accrualAccountsOf(leg, loan),
   }));
   const postings = accrualPostings(accruals, 'accrue');
-  for (const posting of postings) {
-    const entryId = await post({
-      branchId: posting.branchId,
-      entryDate: run.period_end,
-      lines: posting.lines,
-      ruleConfigId: rule.id,
-      description: `Intérêts courus non échus au ${run.period_end}`,
-    });
-    await trx('loan_interest_accruals').insert(
-      posting.accruals.map((loan) => ({
-        enterprise_id: run.enterprise_id,
-        branch_id: loan.branchId,
-        loan_id: loan.subjectId,
-        run_id: run.id,
-        period: run.period,
-        amount: formatAmount(loan.amount),
-        accrued_interest_account: loan.debitAccount,
-        interest_income_account: loan.creditAccount,
-        entry_id: entryId,
-      })),
-    );
-  }
+  await postOnPeriodEnd(
+    { run, post },
+    rule,
+    postings,
+    `Intérêts courus non échus au ${run.period_end}`,
+    (posting, entryId) =>
+      trx('loan_interest_accruals').insert(
+        posting.accruals.map((loan) => ({
+          enterprise_id: run.enterprise_id,
+          branch_id: loan.branchId,
+          loan_id: loan.subjectId,
+          run_id: run.id,
+          period: run.period,
+          amount: formatAmount(loan.amount),
+          accrued_interest_account: loan.debitAccount,
+          interest_income_account: loan.creditAccount,
+          entry_id: entryId,
+        })),
+      ),
+  );
   const booked = postings.flatMap((posting) => posting.accruals);
   return {
     entries: postings.length,

@@ -31,6 +31,7 @@ import { memberAccountLeg, moveAccountBalance } from '../members/member-account-
 import { installmentsJson, readInstallments, saveInstallmentsStatement } from './installments';
 import {
   assertRepayable,
+  paymentRequest,
   repaymentEvents,
   repaymentsQuery,
   type LoanPaymentInput,
@@ -185,15 +186,7 @@ export async function recordPrepayment(
   const key = operationKey('prepayment', actor, input.idempotencyKey);
   return inTransaction(context.knex, async (trx) => {
     const loan = await loanOf(trx, input.loanId, true);
-    const request = {
-      kind: 'prepayment',
-      loan: loan.id,
-      amount: formatAmount(input.amount),
-      channel: input.channel,
-      account: input.accountId,
-      reference: input.reference,
-      strategy: input.strategy,
-    };
+    const request = { kind: 'prepayment', ...paymentRequest(loan.id, input), strategy: input.strategy };
     const found = await earlier(trx, loan.enterpriseId, key, request);
     if (found !== undefined) return { prepayment: found, replayed: true };
     const locked = await standingOf(trx, loan, context.clock(), null);
@@ -286,14 +279,7 @@ export async function recordPayoff(context: ActivityContext, actor: Actor, input
   const key = operationKey('payoff', actor, input.idempotencyKey);
   return inTransaction(context.knex, async (trx) => {
     const loan = await loanOf(trx, input.loanId, true);
-    const request = {
-      kind: 'payoff',
-      loan: loan.id,
-      amount: formatAmount(input.amount),
-      channel: input.channel,
-      account: input.accountId,
-      reference: input.reference,
-    };
+    const request = { kind: 'payoff', ...paymentRequest(loan.id, input) };
     const found = await earlier(trx, loan.enterpriseId, key, request);
     if (found !== undefined) return { prepayment: found, replayed: true };
     const locked = await standingOf(trx, loan, context.clock(), null);

@@ -10,7 +10,8 @@ import { defaultRoleAccounts } from '../events/default-rules';
 import { recordBusinessEvent } from '../events/record-business-event';
 import { assertSameRequest } from '../idempotency';
 import { memberAccountLeg, moveAccountBalance } from '../members/member-account-leg';
-import type { LoanPaymentInput } from './loan-repayments.activity';
+import { loanOperationsQuery } from './loan-operations';
+import { paymentRequest, type LoanPaymentInput } from './loan-repayments.activity';
 
 export type RecoveryInput = LoanPaymentInput;
 
@@ -34,24 +35,17 @@ export interface LoanRecoveryRow {
 
 /** The recoveries with their loan's number: the list, the detail and a retry read them the same way. */
 export const recoveriesQuery = (knex: Knex) =>
-  knex('loan_recoveries as r')
-    .join('loans as l', 'l.id', 'r.loan_id')
-    .select(
-      'r.id',
-      'r.enterprise_id',
-      'r.branch_id',
-      'r.loan_id',
-      'l.number as loan_number',
-      'r.amount',
-      'r.channel',
-      'r.account_id',
-      'r.reference',
-      knex.raw(`to_char(r.business_date, 'YYYY-MM-DD') AS business_date`),
-      'r.event_id',
-      'r.recorded_by',
-      'r.request',
-      'r.created_at',
-    );
+  loanOperationsQuery(knex, 'loan_recoveries').select(
+    'r.amount',
+    'r.channel',
+    'r.account_id',
+    'r.reference',
+    knex.raw(`to_char(r.business_date, 'YYYY-MM-DD') AS business_date`),
+    'r.event_id',
+    'r.recorded_by',
+    'r.request',
+    'r.created_at',
+  );
 
 /** What was recovered on a loan since its write-off. */
 export async function recoveredOn(knex: Knex, loanId: string): Promise<Money> {
@@ -81,13 +75,7 @@ export async function recordRecovery(
   return inTransaction(context.knex, async (trx) => {
     const loan = await Loan.query(trx).findById(input.loanId).forUpdate();
     if (loan === undefined) throw new NotFoundError('The loan');
-    const request = {
-      loan: loan.id,
-      amount: formatAmount(input.amount),
-      channel: input.channel,
-      account: input.accountId,
-      reference: input.reference,
-    };
+    const request = paymentRequest(loan.id, input);
     if (input.idempotencyKey !== null) {
       const earlier = await earlierRecovery(trx, loan.enterpriseId, actor, input.idempotencyKey);
       if (earlier !== undefined) {

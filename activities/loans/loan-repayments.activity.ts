@@ -43,6 +43,15 @@ export interface LoanPaymentInput {
   idempotencyKey: string | null;
 }
 
+/** What a payment's retry must repeat to the letter (its idempotency key's request). */
+export const paymentRequest = (loanId: string, input: LoanPaymentInput) => ({
+  loan: loanId,
+  amount: formatAmount(input.amount),
+  channel: input.channel,
+  account: input.accountId,
+  reference: input.reference,
+});
+
 export interface RepaymentInput extends LoanPaymentInput {
   /** When given, must be the business date: entries are dated by the business date, never back-valued. */
   date: string | null;
@@ -149,13 +158,7 @@ async function repay(
   const found = await loanForRepayment(db, input.loanId, input.idempotencyKey === null ? null : key);
   if (found === undefined) throw new NotFoundError('The loan');
   const { loan } = found;
-  const request = {
-    loan: loan.id,
-    amount: formatAmount(input.amount),
-    channel: input.channel,
-    account: input.accountId,
-    reference: input.reference,
-  };
+  const request = paymentRequest(loan.id, input);
   if (found.earlierRepaymentId !== null) {
     const earlier: LoanRepaymentDetail = await repaymentsQuery(db).where('r.id', found.earlierRepaymentId).first();
     assertSameRequest(earlier.request, request);

@@ -4,6 +4,7 @@ import type { IsoDate } from '../../domain/calendar';
 import type { LoanClass } from '../../domain/loans/classification';
 import { transitionDays, type CapitalisedArrears, type RestructuringState } from '../../domain/loans/restructuring';
 import { Money } from '../../domain/money';
+import { loanOperationsQuery } from './loan-operations';
 
 /** Reads of restructurings (docs/domain.md §14.2): what the provisioning run, the routes and the register read. */
 
@@ -94,19 +95,13 @@ export interface RestructuringRow {
 
 /** Every restructuring with its loan's number and its request (the request's payload names the restructuring). */
 export const restructuringsQuery = (knex: Knex) =>
-  knex('loan_restructurings as r')
-    .join('loans as l', 'l.id', 'r.loan_id')
+  loanOperationsQuery(knex, 'loan_restructurings')
     .leftJoin('approval_requests as a', (join) =>
       join
         .on('a.operation', knex.raw('?', ['loan.restructure']))
         .andOn(knex.raw(`a.payload->>'restructuringId' = r.id::text`)),
     )
     .select(
-      'r.id',
-      'r.enterprise_id',
-      'r.branch_id',
-      'r.loan_id',
-      'l.number as loan_number',
       'r.status',
       'r.term_periods',
       'r.annual_rate',

@@ -9,12 +9,11 @@ import {
   type EngagementChange,
   type OffBalancePair,
 } from '../../domain/accounts/off-balance';
-import { assertBalanced } from '../../domain/events/journal';
 import { unpaidEarnedInterest } from '../../domain/loans/interest-accrual';
 import type { GuaranteeKind } from '../../domain/loans/provisioning';
 import { formatAmount, Money } from '../../domain/money';
 import { ledgerRows } from '../events/ledger-refusal';
-import { postJournalEntry } from '../events/post-entry';
+import { ledgerLines, postJournalEntry } from '../events/post-entry';
 
 /**
  * A loan's off-balance engagements (docs/domain.md §12.2), posted in the transaction of the operation that changes
@@ -267,16 +266,11 @@ async function postEngagementEntries(
   if (changed.length === 0) return [];
   const drafts = changed.map(({ loan, changes }) => {
     const lines = changes.flatMap((change) => engagementLines(change.pair, change.change));
-    assertBalanced(lines);
     return {
       enterprise: loan.enterprise_id,
       branch: loan.branch_id,
       description: engagementDescription(loan),
-      lines: lines.map((line) => ({
-        account: line.account,
-        debit: formatAmount(line.debit),
-        credit: formatAmount(line.credit),
-      })),
+      lines: ledgerLines(lines),
     };
   });
   // The function scan yields the drafts in their order; each call numbers its entry in the HB journal of the year.

@@ -1,13 +1,12 @@
 import type { Knex } from 'knex';
 import { accrualPostings, type Accrual } from '../../domain/accruals';
 import { accountOf } from '../../domain/events/rules';
-import { AppError } from '../../domain/errors';
 import { unearnedInterest } from '../../domain/loans/interest-accrual';
 import { formatAmount, Money } from '../../domain/money';
 import type { MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import type { MonthEndStepWork } from '../enterprise/month-end.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
-import { currentRule } from '../events/record-business-event';
+import { accrualRuleOf, postOnPeriodEnd } from '../enterprise/month-end-accrual';
 
 /**
  * The month end's recognition of interest paid in advance (docs/domain.md §3, §8): a repayment credits what of an
@@ -58,22 +57,19 @@ function earnedSince(row: UnearnedRow, periodEnd: string): Money {
   return Money.max(new Money(row.interest_unearned).minus(stillUnearned), new Money(0));
 }
 
+/** The refusal of a rule of other legs than the one this step books by. */
+const unsupportedRule =
+  'The unearned_interest_recognition rule must have one leg (interest received in advance / interest income) ' +
+  'for the month end to book it.';
+
 /** Step: the interest paid in advance earned by the period's last day, moved from 47220 to interest income. */
 export async function recognizeUnearnedInterest(
   trx: Knex.Transaction,
   { run, post }: MonthEndStepWork,
 ): Promise<MonthEndStepResult> {
-  const rule = await currentRule(trx, run.enterprise_id, 'unearned_interest_recognition');
-  if (rule === undefined || !rule.is_active) return { entries: 0, amount: '0', lines: [] };
-  const [leg] = rule.legs;
-  if (rule.legs.length !== 1 || leg === undefined) {
-    throw new AppError(
-      'conflict',
-      'accrual_rule_unsupported',
-      'The unearned_interest_recognition rule must have one leg (interest received in advance / interest income) ' +
-        'for the month end to book it.',
-    );
-  }
+  const ruled = await accrualRuleOf(trx, run.enterprise_id, 'unearned_interest_recognition', unsupportedRule);
+  if (ruled === undefined) return { entries: 0, amount: '0', lines: [] };
+  const { rule, leg } = ruled;
   const rows = await installmentsWithUnearnedInterest(trx, run.enterprise_id);
   const recognized = rows
     .map((row) => {
@@ -89,15 +85,7 @@ export async function recognizeUnearnedInterest(
     })
     .filter((recognition) => !recognition.amount.isZero());
   const postings = accrualPostings(recognized, 'accrue');
-  for (const posting of postings) {
-    await post({
-      branchId: posting.branchId,
-      entryDate: run.period_end,
-      lines: posting.lines,
-      ruleConfigId: rule.id,
-      description: `Intérêts perçus d'avance acquis au ${run.period_end}`,
-    });
-  }
+  await postOnPeriodEnd({ run, post }, rule, postings, `Intérêts perçus d'avance acquis au ${run.period_end}`);
   if (recognized.length > 0) {
     await trx.raw(
       `UPDATE loan_installments i SET interest_unearned = i.interest_unearned - v.amount

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { accrualPostings, type Accrual } from '../../domain/accruals';
 import { accountOf, type RuleLeg } from '../../domain/events/rules';
-import { AppError } from '../../domain/errors';
 import type { MonthEndStepResult } from '../../domain/enterprise/month-end-step';
 import { cycleStartOf, interestWindow, postingDue } from '../../domain/members/savings-interest';
 import { formatAmount, Money } from '../../domain/money';
@@ -9,7 +8,7 @@ import { CompteClient } from '../../db/models/compte-client.model';
 import { SavingsProduct } from '../../db/models/savings-product.model';
 import type { MonthEndStepWork } from '../enterprise/month-end.activity';
 import { defaultRoleAccounts } from '../events/default-rules';
-import { currentRule } from '../events/record-business-event';
+import { accrualRuleOf, postOnPeriodEnd } from '../enterprise/month-end-accrual';
 import { heartbeat } from '../heartbeat';
 import { interestFiguresOf, paidThroughOf, productsOf } from './interest-figures';
 import { interestBatchSize } from './savings-interest.activity';
@@ -189,34 +188,24 @@ async function accrualsOf(
   return accruals;
 }
 
+/** The refusal of a rule of other legs than the one this step books by. */
+const unsupportedRule =
+  'The savings_interest_accrual rule must have one leg (interest expense / interest payable) for the ' +
+  'month end to book and reverse it.';
+
 /** Step: the interest each account has earned and not been paid, accrued on the period's last day. */
 export async function accrueSavingsInterest(
   trx: Knex.Transaction,
   { run, post }: MonthEndStepWork,
 ): Promise<MonthEndStepResult> {
-  const rule = await currentRule(trx, run.enterprise_id, 'savings_interest_accrual');
-  if (rule === undefined || !rule.is_active) return { entries: 0, amount: '0', lines: [] };
-  const [leg] = rule.legs;
-  if (rule.legs.length !== 1 || leg === undefined) {
-    throw new AppError(
-      'conflict',
-      'accrual_rule_unsupported',
-      'The savings_interest_accrual rule must have one leg (interest expense / interest payable) for the ' +
-        'month end to book and reverse it.',
-    );
-  }
+  const ruled = await accrualRuleOf(trx, run.enterprise_id, 'savings_interest_accrual', unsupportedRule);
+  if (ruled === undefined) return { entries: 0, amount: '0', lines: [] };
+  const { rule, leg } = ruled;
   const accruals = await accrualsOf(trx, run, leg);
   const postings = accrualPostings(accruals, 'accrue');
-  for (const posting of postings) {
-    const description = `Intérêts courus sur l'épargne au ${run.period_end}`;
-    const entryId = await post({
-      branchId: posting.branchId,
-      entryDate: run.period_end,
-      lines: posting.lines,
-      ruleConfigId: rule.id,
-      description,
-    });
-    await trx('savings_interest_accruals').insert(
+  const description = `Intérêts courus sur l'épargne au ${run.period_end}`;
+  await postOnPeriodEnd({ run, post }, rule, postings, description, (posting, entryId) =>
+    trx('savings_interest_accruals').insert(
       posting.accruals.map((accrual) => ({
         enterprise_id: run.enterprise_id,
         branch_id: accrual.branchId,
@@ -230,8 +219,8 @@ export async function accrueSavingsInterest(
         accrued_interest_account: accrual.creditAccount,
         entry_id: entryId,
       })),
-    );
-  }
+    ),
+  );
   const booked = postings.flatMap((posting) => posting.accruals);
   const lines = booked.map((accrual) => ({
     account: accrual.debitAccount,

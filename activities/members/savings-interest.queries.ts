@@ -2,6 +2,16 @@ import type { Knex } from 'knex';
 
 /** The reads of savings interest: its postings and the term deposits matured, as the API answers them. */
 
+/** A posting's amounts and the accounts it moved, as the term-deposit maturities read them too. */
+export const postingFigureColumns = [
+  's.gross',
+  's.tax',
+  's.net',
+  's.interest_expense_account_code',
+  's.withholding_tax_account_code',
+  's.deposit_account_code',
+];
+
 const columns = [
   's.id',
   's.enterprise_id as enterprise',
@@ -15,12 +25,7 @@ const columns = [
   's.day_count',
   's.interest_rate',
   's.withholding_tax_rate',
-  's.gross',
-  's.tax',
-  's.net',
-  's.interest_expense_account_code',
-  's.withholding_tax_account_code',
-  's.deposit_account_code',
+  ...postingFigureColumns,
   's.interest_event_id as interest_event',
   's.tax_event_id as tax_event',
   's.created_at',

@@ -14,6 +14,7 @@ import { heartbeat } from '../heartbeat';
 import { businessDateOf } from '../enterprise/configuration.activity';
 import { lockedPayoutAccount } from './payout-accounts';
 import { paidThrough } from './interest-figures';
+import { postingFigureColumns } from './savings-interest.queries';
 import {
   assertMonthEndPeriod,
   interestLines,
@@ -260,15 +261,7 @@ async function maturedBy(knex: Knex, period: MonthEndPeriod): Promise<{ amount: 
     )
     .where({ 'm.enterprise_id': period.enterpriseId, 'm.period_end': period.periodEnd, 's.occasion': 'maturity' })
     .orderBy(['s.compte_client_id', 's.period_end'])
-    .select(
-      's.compte_client_id',
-      's.gross',
-      's.tax',
-      's.net',
-      's.interest_expense_account_code',
-      's.withholding_tax_account_code',
-      's.deposit_account_code',
-    );
+    .select('s.compte_client_id', ...postingFigureColumns);
   const moved = matured
     .filter((row) => row.amount !== '0')
     .flatMap((row) => [

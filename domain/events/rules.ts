@@ -2,6 +2,17 @@
  * The accounting rules: which accounts each kind of business event debits and credits. Pure data and pure
  * functions: the ledger activity resolves account roles to the enterprise's chart and posts the lines.
  */
+
+/** The accruals, reclassifications and provisions: kinds that keep the books true, moving no member's money. */
+const accrualAndProvisionKinds = [
+  'interest_accrual',
+  'reclassification_overdue',
+  'reclassification_doubtful',
+  'reclassification_performing',
+  'provision_charge',
+  'provision_reversal',
+] as const;
+
 export const eventKinds = [
   'deposit',
   'withdrawal',
@@ -10,12 +21,7 @@ export const eventKinds = [
   'repayment_interest',
   'repayment_penalty',
   'loan_fee',
-  'interest_accrual',
-  'reclassification_overdue',
-  'reclassification_doubtful',
-  'reclassification_performing',
-  'provision_charge',
-  'provision_reversal',
+  ...accrualAndProvisionKinds,
   'write_off',
   'share_subscription',
   'share_payment',
@@ -59,12 +65,7 @@ export type EventKind = (typeof eventKinds)[number];
  * moving (docs/domain.md §9). Interest paid in advance recognised as it is earned is book-keeping too (§3).
  */
 const bookKeepingKinds: ReadonlySet<EventKind> = new Set<EventKind>([
-  'interest_accrual',
-  'reclassification_overdue',
-  'reclassification_doubtful',
-  'reclassification_performing',
-  'provision_charge',
-  'provision_reversal',
+  ...accrualAndProvisionKinds,
   'provision_transfer',
   'write_off',
   'share_cancellation',

@@ -111,33 +111,28 @@ function profileOf(cooperative: Cooperative, plan: MemberPlan): Record<string, u
   };
 }
 
+/** A cash operation at the counter: what the demo says, the account's route under it, and its key's purpose. */
+const counterOperations = {
+  deposit: { verb: 'deposit', route: 'deposits' },
+  withdrawal: { verb: 'withdraw', route: 'withdrawals' },
+} as const;
+
+type CounterArguments = [cooperative: Cooperative, member: Member, amount: string, date: string, reference: string];
+
 /** Cash at the counter, keyed by member, purpose and date so that a retried request moves nothing twice. */
-export async function cashDeposit(
-  cooperative: Cooperative,
-  member: Member,
-  amount: string,
-  date: string,
-  reference: string,
+async function atTheCounter(
+  operation: keyof typeof counterOperations,
+  ...[cooperative, member, amount, date, reference]: CounterArguments
 ): Promise<void> {
+  const { verb, route } = counterOperations[operation];
   await member.teller.post(
-    `deposit ${amount} XAF for ${member.name}`,
-    `/api/v1/members/accounts/${member.accountId}/deposits/`,
+    `${verb} ${amount} XAF for ${member.name}`,
+    `/api/v1/members/accounts/${member.accountId}/${route}/`,
     { amount, reference },
-    `${cooperative.code}:deposit:${member.key}:${date}`,
+    `${cooperative.code}:${operation}:${member.key}:${date}`,
   );
 }
 
-export async function cashWithdrawal(
-  cooperative: Cooperative,
-  member: Member,
-  amount: string,
-  date: string,
-  reference: string,
-): Promise<void> {
-  await member.teller.post(
-    `withdraw ${amount} XAF for ${member.name}`,
-    `/api/v1/members/accounts/${member.accountId}/withdrawals/`,
-    { amount, reference },
-    `${cooperative.code}:withdrawal:${member.key}:${date}`,
-  );
-}
+export const cashDeposit = (...counter: CounterArguments) => atTheCounter('deposit', ...counter);
+
+export const cashWithdrawal = (...counter: CounterArguments) => atTheCounter('withdrawal', ...counter);
