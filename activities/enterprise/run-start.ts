@@ -22,7 +22,13 @@ export interface RunStartRequest extends RequestOrigin {
   startedBy: string | null;
 }
 
-/** A run's tables (`{kind}_runs`, `{kind}_steps`), its steps in order, and what its start writes. */
+/** Each kind's tables, named whole so that a search for a table finds its writes. */
+const runTables = {
+  end_of_day: { runs: 'end_of_day_runs', steps: 'end_of_day_steps' },
+  month_end: { runs: 'month_end_runs', steps: 'month_end_steps' },
+} as const;
+
+/** A run's kind (its tables), its steps in order, and what its start writes. */
 export interface RunKind {
   kind: 'end_of_day' | 'month_end';
   stepNames: readonly string[];
@@ -42,9 +48,10 @@ export async function startRun<Row extends { id: string }>(
   kind: RunKind,
   existing: Row | undefined,
 ): Promise<Row> {
+  const tables = runTables[kind.kind];
   const [run] =
     existing === undefined
-      ? await trx(`${kind.kind}_runs`)
+      ? await trx(tables.runs)
           .insert({
             enterprise_id: input.enterpriseId,
             ...kind.columns,
@@ -52,12 +59,12 @@ export async function startRun<Row extends { id: string }>(
             started_by: input.startedBy,
           })
           .returning('*')
-      : await trx(`${kind.kind}_runs`)
+      : await trx(tables.runs)
           .where({ id: existing.id })
           .update({ status: 'running', failure: null, finished_at: null })
           .returning('*');
   if (existing === undefined)
-    await trx(`${kind.kind}_steps`).insert(
+    await trx(tables.steps).insert(
       kind.stepNames.map((step, position) => ({ enterprise_id: input.enterpriseId, run_id: run.id, step, position })),
     );
   const actor =
