@@ -66,16 +66,8 @@ export const balanceSides = (balance: Money) => ({
   credit: formatAmount(Money.max(balance.negated(), 0)),
 });
 
-type Movement = {
-  date: string;
-  journal: string;
-  number: string;
-  branch: string | null;
-  description: string;
-  debit: string;
-  credit: string;
-  balance: string;
-};
+/** A movement as printed: its date under `date`, with the running balance. */
+type Movement = Omit<LedgerMovement, 'entry_date'> & { date: string; balance: string };
 
 /** A movement as the JSON and the files show it. */
 function movementOf(row: Extract<LedgerRow, { kind: 'movement' }>): Movement {
