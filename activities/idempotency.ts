@@ -11,13 +11,13 @@ import type { Actor } from './context';
 export const operationKey = (prefix: string, actor: Actor, clientKey: string | null): string =>
   clientKey === null ? `${prefix}:${randomUUID()}` : `${prefix}:${actor.userId}:${clientKey}`;
 
+/** The refusal of a key sent again with another request. */
+export const keyReusedError = () =>
+  new AppError('conflict', 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+
 /** Same key, same request: compared field by field, since jsonb does not keep the key order of what was stored. */
 export function assertSameRequest(stored: Record<string, unknown>, request: Record<string, unknown>): void {
   if (Object.entries(request).some(([field, value]) => stored[field] !== value)) {
-    throw new AppError(
-      'conflict',
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used for a different request.',
-    );
+    throw keyReusedError();
   }
 }

@@ -1,3 +1,4 @@
+import { keyReusedError } from '../idempotency';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
@@ -113,12 +114,7 @@ async function operationOfKey(
     made.counter_branch_id === input.counterBranchId &&
     made.amount === input.amount &&
     made.reference === input.reference;
-  if (!same)
-    throw new AppError(
-      'conflict',
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used for a different request.',
-    );
+  if (!same) throw keyReusedError();
   return made.id as string;
 }
 

@@ -1,3 +1,4 @@
+import { keyReusedError } from '../idempotency';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError, NotFoundError } from '../../domain/errors';
@@ -108,11 +109,7 @@ async function transferOfKey(
     made.amount !== input.amount ||
     made.reference !== input.reference
   ) {
-    throw new AppError(
-      'conflict',
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used for a different request.',
-    );
+    throw keyReusedError();
   }
   return made.id as string;
 }

@@ -1,3 +1,4 @@
+import { keyReusedError } from '../idempotency';
 import type { Knex } from 'knex';
 import { afterShortFunds, latestDueDate, type StandingOrderFrequency } from '../../domain/cash/standing-orders';
 import { AppError, NotFoundError } from '../../domain/errors';
@@ -129,11 +130,7 @@ export async function standingOrderOfKey(
     made.to_loan_id === input.toLoanId &&
     made.amount === input.amount;
   if (!same || made.frequency !== input.frequency || made.day !== input.day) {
-    throw new AppError(
-      'conflict',
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used for a different request.',
-    );
+    throw keyReusedError();
   }
   return made.id;
 }

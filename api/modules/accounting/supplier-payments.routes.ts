@@ -1,3 +1,4 @@
+import { keyReusedError } from '../../../activities/idempotency';
 import * as yup from 'yup';
 import type { Knex } from 'knex';
 import {
@@ -6,7 +7,6 @@ import {
   type SupplierPaymentInput,
 } from '../../../activities/accounting/supplier-payments.activity';
 import { paymentsQuery, type PaymentRow } from '../../../activities/accounting/suppliers.queries';
-import { AppError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
 import { listQuerySchema, pageSchema } from '../../pagination';
 import { defineRoute } from '../../route';
@@ -80,11 +80,7 @@ async function paymentOfKey(
       made.amount !== payload.amount ||
       made.paying_account_code !== payload.payingAccount)
   ) {
-    throw new AppError(
-      'conflict',
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used for a different request.',
-    );
+    throw keyReusedError();
   }
   return made;
 }

@@ -1,3 +1,4 @@
+import { keyReusedError } from '../../../activities/idempotency';
 import * as yup from 'yup';
 import type { Knex } from 'knex';
 import { transfersQuery, type TransferRow } from '../../../activities/accounting/bank-accounts.queries';
@@ -7,7 +8,6 @@ import {
   type TreasuryTransferInput,
 } from '../../../activities/accounting/treasury-transfers.activity';
 import { assertTransferSides } from '../../../domain/accounting/banks';
-import { AppError } from '../../../domain/errors';
 import { formatAmount } from '../../../domain/money';
 import { listQuerySchema, pageSchema } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
@@ -107,11 +107,7 @@ async function transferOfKey(
       made.from_bank_account_id !== payload.fromBankAccountId ||
       made.to_bank_account_id !== payload.toBankAccountId)
   ) {
-    throw new AppError(
-      'conflict',
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used for a different request.',
-    );
+    throw keyReusedError();
   }
   return made;
 }

@@ -8,7 +8,7 @@ import {
 } from '../../../activities/approvals/approval-request.activity';
 import { approvalWakers, type CoveredOperation, type PayloadOf } from '../../../activities/approvals/operations';
 import { holdsRole, roles, type Role, type Scope } from '../../../domain/access';
-import { operationKey } from '../../../activities/idempotency';
+import { operationKey, keyReusedError } from '../../../activities/idempotency';
 import { isUniqueViolation } from '../../../db/errors';
 import { fourEyesRule } from '../../../domain/approvals/policy';
 import type { RequestDecision } from '../../../domain/approvals/request';
@@ -89,11 +89,7 @@ async function pendingRetry(
   if (key === null) return undefined;
   const row = await pendingRequestByKey(deps.knex, key);
   if (row !== undefined && !isDeepStrictEqual(row.payload, JSON.parse(JSON.stringify(change.payload)))) {
-    throw new AppError(
-      'conflict',
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used for a different request.',
-    );
+    throw keyReusedError();
   }
   return row;
 }
