@@ -26,6 +26,7 @@ import { recordOriginalVersions } from '../loans/schedule-versions';
 import { heldAccountChecks, heldAccountIds } from './held-accounts';
 import type { DetailTotal, ImportKindSteps, ImportScope } from './import-steps';
 import { checkAcrossRows, checkEachRow, twiceInFile, type CrossCheck } from './row-checks';
+import { insertRows } from '../../db/insert-rows';
 
 /**
  * The loans in progress and their installments (docs/domain.md §15.2): validated against the enterprise's loan
@@ -462,7 +463,9 @@ async function insertAccruals(
   const accruing = loans.filter(({ data }) => amountOf(data, 'accrued_interest')?.isZero() === false);
   if (accruing.length === 0) return;
   const leg = await accrualLegOf(trx, scope.enterpriseId);
-  await trx('loan_interest_accruals').insert(
+  await insertRows(
+    trx,
+    'loan_interest_accruals',
     accruing.map(({ data, product, loanId, branchId }) => {
       const { debitAccount, creditAccount } = accrualAccountsOf(leg, product);
       return {

@@ -10,6 +10,7 @@ import { postJournalEntry } from '../events/post-entry';
 import { accrualRuleOf, postOnPeriodEnd } from '../enterprise/month-end-accrual';
 import { currentRule } from '../events/record-business-event';
 import { postEngagementsAtMonthEnd } from './off-balance';
+import { insertRows } from '../../db/insert-rows';
 
 /**
  * The loan steps of a month end (docs/domain.md §8): the previous periods' accruals reversed on this period's
@@ -260,7 +261,9 @@ export async function accrueLoanInterest(
     postings,
     `Intérêts courus non échus au ${run.period_end}`,
     (posting, entryId) =>
-      trx('loan_interest_accruals').insert(
+      insertRows(
+        trx,
+        'loan_interest_accruals',
         posting.accruals.map((loan) => ({
           enterprise_id: run.enterprise_id,
           branch_id: loan.branchId,

@@ -12,6 +12,7 @@ import { accrualRuleOf, postOnPeriodEnd } from '../enterprise/month-end-accrual'
 import { heartbeat } from '../heartbeat';
 import { interestFiguresOf, paidThroughOf, productsOf } from './interest-figures';
 import { interestBatchSize } from './savings-interest.activity';
+import { insertRows } from '../../db/insert-rows';
 
 /**
  * Savings interest accrued at a month end (docs/domain.md §9): every account that earns interest and is not paid it
@@ -205,7 +206,9 @@ export async function accrueSavingsInterest(
   const postings = accrualPostings(accruals, 'accrue');
   const description = `Intérêts courus sur l'épargne au ${run.period_end}`;
   await postOnPeriodEnd({ run, post }, rule, postings, description, (posting, entryId) =>
-    trx('savings_interest_accruals').insert(
+    insertRows(
+      trx,
+      'savings_interest_accruals',
       posting.accruals.map((accrual) => ({
         enterprise_id: run.enterprise_id,
         branch_id: accrual.branchId,
