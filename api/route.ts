@@ -31,6 +31,13 @@ export interface Loader<R> {
   changeScope?(row: R): Scope;
   /** The roles that act on it whatever the route's own (money moved through an account at the counter: a teller's). */
   roles?: readonly Role[];
+  /** The path's parameter that names it, when not `{id}` (a chart's reports and accounts: `{chart_pk}`). */
+  param?: string;
+  /**
+   * True when it is the enterprise's document, seen only with a role over the whole enterprise (a consolidated
+   * report; an approval request of no branch): to a user of some branches, 404.
+   */
+  wholeEnterprise?(row: R): boolean;
 }
 
 export interface RouteInput<P, Q, B, A extends RouteAccess = RouteAccess, R = undefined> {
@@ -75,7 +82,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, A extends Rout
   description?: string;
   access: A;
   /**
-   * The resource the path's `{id}` names (the enterprise's own settings: its `{enterprise_pk}`): the router loads it,
+   * The resource the path's `{id}` names (the enterprise's own settings: its `{enterprise_pk}`; else the loader's
+   * `param`): the router loads it,
    * answers 404 when it is absent, of another enterprise than the `enterprise` filter or the nested path's, or not
    * visible, checks `access` at its enterprise and branch (403), and hands it to the handler as `resource`.
    */

@@ -6,7 +6,7 @@ import { AcceptedForApproval, type AnyRoute, type Loader, type RouteAccess } fro
 import type { AppContext } from './context';
 import type { Scope } from '../domain/access';
 import { AppError, NotFoundError } from '../domain/errors';
-import { requireRole, requireVisible } from './auth/access';
+import { requireRole, requireVisible, requireWholeEnterprise } from './auth/access';
 import { assertCsrfProof } from './auth/cookies';
 import type { Principal } from './auth/principal';
 import { changeIfMatch, entityTagOf } from './conditional';
@@ -75,10 +75,14 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouteDeps): Route
 
 /** Refuses, at start-up, a route declared against the router's rules. */
 function assertDeclaration(route: AnyRoute): void {
-  if (route.load !== undefined && !/\{(id|enterprise_pk)\}/.test(route.path))
+  const param = route.load?.param;
+  if (
+    route.load !== undefined &&
+    (param === undefined ? !/\{(id|enterprise_pk)\}/.test(route.path) : !route.path.includes(`{${param}}`))
+  )
     throw new Error(
-      `${route.operationId}: a route that loads its resource has ` +
-        `an {id} in its path (or the enterprise's own {enterprise_pk})`,
+      `${route.operationId}: a route that loads its resource has an {${param ?? 'id'}} in its path` +
+        (param === undefined ? " (or the enterprise's own {enterprise_pk})" : " (its loader's parameter)"),
     );
   if (
     route.downloadable === true &&
@@ -113,14 +117,15 @@ type Input = Parameters<AnyRoute['handler']>[0];
 async function handle(route: AnyRoute, input: Input): Promise<unknown> {
   if (route.load === undefined) return route.handler(input);
   const { params, query } = input as {
-    params: { id?: string; enterprise_pk?: string };
+    params: Record<string, string | undefined> & { id?: string; enterprise_pk?: string };
     query: { enterprise?: string } | undefined;
   };
   // The enterprise the request names (the flat `enterprise` filter, or the nested path's): a resource of another is not
   // there.
   const enterprise = query?.enterprise ?? params.enterprise_pk;
   // The path's resource; the enterprise itself for its own settings (`…/enterprises/{enterprise_pk}/configuration/`).
-  const id = (params.id ?? params.enterprise_pk)!;
+  const param = route.load.param;
+  const id = (param === undefined ? (params.id ?? params.enterprise_pk) : params[param])!;
   const resource = await loadAuthorized(route.load, {
     deps: input.deps,
     id,
@@ -149,7 +154,11 @@ async function loadAuthorized<T>(loader: Loader<T>, request: LoadRequest): Promi
   if (row === undefined || (request.enterprise !== undefined && loader.scope(row).enterpriseId !== request.enterprise))
     throw new NotFoundError(loader.name);
   const seen = loader.scope(row);
-  if (request.principal !== undefined) requireVisible(request.principal, seen, loader.name);
+  if (request.principal !== undefined) {
+    requireVisible(request.principal, seen, loader.name);
+    if (loader.wholeEnterprise?.(row) === true)
+      requireWholeEnterprise(request.principal, seen.enterpriseId, loader.name);
+  }
   authorizeAt(request.principal, loader.roles ?? request.access, loader.changeScope?.(row) ?? seen, loader.name);
   return row;
 }

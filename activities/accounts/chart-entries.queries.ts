@@ -1,10 +1,7 @@
 import type { Knex } from 'knex';
-import { CompanyChart } from '../../db/models/company-chart.model';
 import { CompanyChartEntry } from '../../db/models/company-chart-entry.model';
 
 /** The reads of an enterprise's chart and of its accounts (entries), each with whether it is a leaf. */
-
-export const companyChartById = async (knex: Knex, id: string) => CompanyChart.query(knex).findById(id);
 
 /** The charts' accounts, each with its leaf flag. */
 export const chartEntriesQuery = (knex: Knex) => CompanyChartEntry.withLeafFlag(CompanyChartEntry.query(knex));

@@ -120,15 +120,21 @@ export const whereEntryHasAccount = (rows: Knex.QueryBuilder, code: string): Kne
 export const journalsQuery = (knex: Knex): Knex.QueryBuilder =>
   knex('journals').orderBy('code').select('code', 'name', 'event_kinds');
 
+/** An enterprise's chart: its id and the enterprise's. */
+export interface ChartRow {
+  id: string;
+  enterprise_id: string;
+}
+
 /** A chart with its enterprise. */
 export const chartById = (knex: Knex, chartId: string) =>
-  knex('company_charts').where({ id: chartId }).first('id', 'enterprise_id') as Promise<
-    { id: string; enterprise_id: string } | undefined
-  >;
+  knex('company_charts').where({ id: chartId }).first('id', 'enterprise_id') as Promise<ChartRow | undefined>;
 
 /** The enterprise's chart. */
 export const chartOfEnterprise = (knex: Knex, enterpriseId: string) =>
-  knex('company_charts').where({ enterprise_id: enterpriseId }).first('id') as Promise<{ id: string } | undefined>;
+  knex('company_charts').where({ enterprise_id: enterpriseId }).first('id', 'enterprise_id') as Promise<
+    ChartRow | undefined
+  >;
 
 /** Whether the branch is one of the enterprise's. */
 export const isBranchOf = async (knex: Knex, branchId: string, enterpriseId: string) =>

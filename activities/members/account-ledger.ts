@@ -7,14 +7,17 @@ const openingBalanceKind = 'import.opening_balance';
  * The movements of members' accounts, as the derived table `m` (account, enterprise_id, entry_date, created_at,
  * line, amount, kind, event, journal_entry, description); the amount is credit minus debit, the member's money (a
  * deposit credits the deposit account). The statement and the reconciliation read them, and the interest computed
- * from an account's balance history. Two sources:
+ * from an account's balance history (`accountIds`: those accounts' only). Two sources:
  * - the ledger lines on an account's product deposit account, of entries whose event is about this account;
  * - an imported account's opening balance, dated at the cut-over, while its import stands applied. The branch's
  *   opening entry carries it in one line with its branch's other accounts, so no line is the account's own: the
  *   movement names that entry (line 0, first of its day), and no event. A cancelled import's accounts lose it with
  *   the entry's reversal.
  */
-export function accountMovements(knex: Knex | Knex.Transaction) {
+export function accountMovements(knex: Knex | Knex.Transaction, accountIds?: readonly string[]) {
+  // A set of accounts is filtered in each source: joined from outside, PostgreSQL would read every account's lines.
+  const ofAccounts = (query: Knex.QueryBuilder) =>
+    accountIds === undefined ? query : query.whereRaw('a.id = ANY(?::uuid[])', [[...accountIds]]);
   const ledger = knex('journal_lines as l')
     .join('journal_entries as e', 'e.id', 'l.entry_id')
     .join('business_event_logs as ev', 'ev.id', 'e.event_id')
@@ -54,5 +57,5 @@ export function accountMovements(knex: Knex | Knex.Transaction) {
         AND ml.journal_entry_id IS NOT NULL LIMIT 1) AS journal_entry`),
       knex.raw(`'Solde d''ouverture à la bascule' || coalesce(' (' || me.reference || ')', '') AS description`),
     );
-  return knex.from(ledger.unionAll(openings, true).as('m'));
+  return knex.from(ofAccounts(ledger).unionAll(ofAccounts(openings), true).as('m'));
 }

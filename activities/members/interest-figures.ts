@@ -82,7 +82,10 @@ async function balanceHistories(
     subjects.map((subject) => subject.window.from),
     subjects.map((subject) => subject.window.to),
   ];
-  const rows: { account_id: string; day: string | null; amount: string }[] = await accountMovements(trx)
+  const rows: { account_id: string; day: string | null; amount: string }[] = await accountMovements(
+    trx,
+    subjects.map((subject) => subject.accountId),
+  )
     .joinRaw(
       'JOIN unnest(?::uuid[], ?::date[], ?::date[]) AS w(account_id, from_date, to_date) ON w.account_id = m.account',
       windows,

@@ -28,6 +28,9 @@ const sessions: Record<string, Record<string, string>> = {};
 const unknownId = '7d0f3c2a-1b4e-4c5d-8e9f-0a1b2c3d4e5f';
 const branchAnswer = yup.object({ code: yup.string().required() });
 
+/** A branch named by the path's `{branch_pk}`, as a chart's reports name their chart by `{chart_pk}`. */
+const branchByParent = { ...enterpriseLoaders.branch, param: 'branch_pk' };
+
 const probeRoutes = [
   defineRoute({
     method: 'get',
@@ -55,6 +58,32 @@ const probeRoutes = [
     params: idParams,
     response: branchAnswer,
     errorStatuses: [401, 403, 404],
+    handler: ({ resource }) => ({ code: resource.code }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/probes/{branch_pk}/children/{id}/',
+    module: 'enterprise',
+    operationId: 'readProbeParent',
+    summary: 'Reads the branch a parameter other than {id} names',
+    access: 'authenticated',
+    load: branchByParent,
+    params: yup.object({ branch_pk: yup.string().uuid().required(), id: yup.string().required() }),
+    response: branchAnswer,
+    errorStatuses: [401, 404],
+    handler: ({ resource }) => ({ code: resource.code }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/enterprise/probes/{id}/consolidated/',
+    module: 'enterprise',
+    operationId: 'readProbeWhole',
+    summary: "Reads a branch as the enterprise's consolidated document",
+    access: 'authenticated',
+    load: { ...enterpriseLoaders.branch, wholeEnterprise: () => true },
+    params: idParams,
+    response: branchAnswer,
+    errorStatuses: [401, 404],
     handler: ({ resource }) => ({ code: resource.code }),
   }),
   defineRoute({
@@ -157,6 +186,35 @@ test('a route that loads a resource has an {id} in its path', (t) => {
   const withoutId = { ...detail, path: '/api/v1/enterprise/probes/' };
   t.throws(() => buildRouter([withoutId], {} as RouteDeps), {
     message: /readProbe: a route that loads its resource has an \{id\} in its path/,
+  });
+});
+
+test("a loader's `param` names the path parameter it loads; a route without it is refused", async (t) => {
+  const parent = `/api/v1/enterprise/probes/${ids.branch1}/children/anything/`;
+  t.deepEqual((await call('cashier1', 'GET', parent)).body, { code: 'B1' });
+  const hidden = await call('cashier1', 'GET', `/api/v1/enterprise/probes/${ids.branch2}/children/anything/`);
+  t.is(hidden.status, 404);
+  t.is(hidden.body.detail, 'The branch was not found.');
+  const withoutParam = { ...probeRoutes[2]!, path: '/api/v1/enterprise/probes/{id}/children/' };
+  t.throws(() => buildRouter([withoutParam], {} as RouteDeps), {
+    message: /readProbeParent: a route that loads its resource has an \{branch_pk\} in its path/,
+  });
+});
+
+test('a whole-enterprise loader is 404 to a user of some branches, and answers the enterprise', async (t) => {
+  // The cashier sees branch 1 itself, yet not the enterprise's consolidated document about it.
+  t.is((await call('cashier1', 'GET', `/api/v1/enterprise/probes/${ids.branch1}/`)).status, 200);
+  const hidden = await call('cashier1', 'GET', `/api/v1/enterprise/probes/${ids.branch1}/consolidated/`);
+  t.is(hidden.status, 404);
+  t.is(hidden.body.detail, 'The branch was not found.');
+  const branchDirection = await call(
+    'branchdirection',
+    'GET',
+    `/api/v1/enterprise/probes/${ids.branch1}/consolidated/`,
+  );
+  t.is(branchDirection.status, 404);
+  t.deepEqual((await call('direction', 'GET', `/api/v1/enterprise/probes/${ids.branch1}/consolidated/`)).body, {
+    code: 'B1',
   });
 });
 

@@ -1,20 +1,13 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { addSubAccount, deleteEntry, updateEntry } from '../../../activities/accounts/chart-entries.activity';
-import type { Role } from '../../../domain/access';
 import { NotFoundError } from '../../../domain/errors';
-import {
-  chartEntriesQuery,
-  chartEntryById,
-  companyChartById,
-} from '../../../activities/accounts/chart-entries.queries';
-import type { CompanyChart } from '../../../db/models/company-chart.model';
+import { chartEntriesQuery, chartEntryById } from '../../../activities/accounts/chart-entries.queries';
 import { CompanyChartEntry } from '../../../db/models/company-chart-entry.model';
-import { requireRole, requireVisible } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginate, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { accountCode, accountFilters, entrySchema, filterAccounts, serializeEntry } from './account-plans.schemas';
+import { accountLoaders } from './accounts.queries';
 
 const writers = ['direction', 'admin'] as const;
 const chartParams = yup.object({
@@ -22,24 +15,6 @@ const chartParams = yup.object({
 });
 const entryParams = chartParams.shape({ id: yup.string().uuid().required() });
 const label = yup.string().trim().min(2).max(200);
-
-/**
- * The chart a request acts on. Reading needs a role in its enterprise; changing it, one of `allowed` for the
- * whole enterprise. A chart the user may not see answers 404, as if it did not exist.
- */
-async function chartFor(
-  knex: Knex,
-  principal: Principal,
-  chartId: string,
-  allowed?: readonly Role[],
-): Promise<CompanyChart> {
-  const what = 'The chart of accounts';
-  const chart = await companyChartById(knex, chartId);
-  if (chart === undefined) throw new NotFoundError(what);
-  if (allowed === undefined) requireVisible(principal, { enterpriseId: chart.enterpriseId }, what);
-  else requireRole(principal, allowed, { enterpriseId: chart.enterpriseId }, what);
-  return chart;
-}
 
 async function entryOf(knex: Knex, chartId: string, id: string) {
   const entry = await chartEntryById(knex, chartId, id);
@@ -56,6 +31,7 @@ export const chartEntryRoutes = [
     operationId: 'listChartEntries',
     summary: "List the accounts of an enterprise's chart",
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: chartParams,
     query: listQuerySchema(['code', 'label'], {
       ...accountFilters,
@@ -68,10 +44,9 @@ export const chartEntryRoutes = [
     errorStatuses: [401, 404],
     response: pageSchema(entrySchema),
     refusals: ['page_not_found'],
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const chart = await chartFor(deps.knex, principal, params.chart_pk);
+    handler: async ({ query, deps, ctx, resource }) => {
       const builder = filterAccounts(chartEntriesQuery(deps.knex), 'company_chart_entries', query);
-      builder.where('company_chart_entries.chart_id', chart.id);
+      builder.where('company_chart_entries.chart_id', resource.id);
       whereFilters(builder, query, { is_active: 'company_chart_entries.is_active' });
       if (query.leaf !== undefined) CompanyChartEntry.whereLeaf(builder, query.leaf);
       const page = await paginate(builder, {
@@ -95,6 +70,7 @@ export const chartEntryRoutes = [
     access: writers,
     status: 201,
     location: '/api/v1/accounts/charts/{chart}/entries/{id}/',
+    load: accountLoaders.chart,
     params: chartParams,
     body: yup.object({
       parent_code: accountCode(12).required(),
@@ -112,14 +88,13 @@ export const chartEntryRoutes = [
       'parent_not_leaf',
       'system_account',
     ],
-    handler: async ({ params, body, principal: actor, deps }) => {
-      const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
-      const entry = await addSubAccount(deps.activities, actor, chart.id, {
+    handler: async ({ body, principal: actor, deps, resource }) => {
+      const entry = await addSubAccount(deps.activities, actor, resource.id, {
         parentCode: body.parent_code,
         code: body.code,
         label: body.label,
       });
-      return entryOf(deps.knex, chart.id, entry.id);
+      return entryOf(deps.knex, resource.id, entry.id);
     },
   }),
   defineRoute({
@@ -129,12 +104,12 @@ export const chartEntryRoutes = [
     operationId: 'getChartEntry',
     summary: 'Account detail',
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: entryParams,
     response: entrySchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      const chart = await chartFor(deps.knex, principal, params.chart_pk);
-      return entryOf(deps.knex, chart.id, params.id);
+    handler: async ({ params, deps, resource }) => {
+      return entryOf(deps.knex, resource.id, params.id);
     },
   }),
   defineRoute({
@@ -144,15 +119,18 @@ export const chartEntryRoutes = [
     operationId: 'updateChartEntry',
     summary: 'Rename, deactivate or reactivate an account (not the system accounts of classes 6 to 9)',
     access: writers,
+    load: accountLoaders.chart,
     params: entryParams,
     body: yup.object({ label: label.optional(), is_active: yup.boolean().optional() }),
     response: entrySchema,
     errorStatuses: [401, 403, 404, 409],
     refusals: ['account_used_by_rule', 'system_account'],
-    handler: async ({ params, body, principal: actor, deps }) => {
-      const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
-      await updateEntry(deps.activities, actor, chart.id, params.id, { label: body.label, isActive: body.is_active });
-      return entryOf(deps.knex, chart.id, params.id);
+    handler: async ({ params, body, principal: actor, deps, resource }) => {
+      await updateEntry(deps.activities, actor, resource.id, params.id, {
+        label: body.label,
+        isActive: body.is_active,
+      });
+      return entryOf(deps.knex, resource.id, params.id);
     },
   }),
   defineRoute({
@@ -163,6 +141,7 @@ export const chartEntryRoutes = [
     summary: "Delete one of the enterprise's own sub-accounts, without sub-accounts or postings",
     access: writers,
     status: 204,
+    load: accountLoaders.chart,
     params: entryParams,
     errorStatuses: [401, 403, 404, 409],
     refusals: [
@@ -172,9 +151,8 @@ export const chartEntryRoutes = [
       'plan_account',
       'system_account',
     ],
-    handler: async ({ params, principal: actor, deps }) => {
-      const chart = await chartFor(deps.knex, actor, params.chart_pk, writers);
-      await deleteEntry(deps.activities, actor, chart.id, params.id);
+    handler: async ({ params, principal: actor, deps, resource }) => {
+      await deleteEntry(deps.activities, actor, resource.id, params.id);
       return undefined;
     },
   }),

@@ -6,7 +6,8 @@ import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
 import { chartParams, reportBranchFilter } from '../report-query';
 import { isoDate } from '../common.schemas';
-import { enterpriseStatementScope, statementScope } from './ledger-access';
+import { accountLoaders } from './accounts.queries';
+import { statementScope } from './ledger-access';
 import { generalLedgerSchema, journalBookSchema } from './ledger-reports.schemas';
 
 const accountCode = () => yup.string().matches(/^\d{1,12}$/, '${path} must be an account code or a class (digits)');
@@ -39,6 +40,7 @@ export const ledgerReportRoutes = [
       '(401 to 401: every 401x). ' +
       'JSON holds at most 5000 movements (422 `report_too_large` beyond); CSV and XLSX stream any number.',
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: chartParams,
     query: yup.object({
       account_from: accountCode().optional().meta({ description: 'First account code (default: the first).' }),
@@ -60,8 +62,8 @@ export const ledgerReportRoutes = [
     errorStatuses: [401, 404, 422],
     response: generalLedgerSchema,
     refusals: ['no_exercice_for_date', 'ledger_period_across_years', 'report_too_large'],
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+    handler: async ({ query, principal, deps, ctx, resource }) => {
+      const scope = await statementScope(deps.knex, principal, resource, query.branch);
       const range = {
         from: query.date_from,
         to: query.date_to,
@@ -108,8 +110,9 @@ export const ledgerReportRoutes = [
     errorStatuses: [401, 404, 422],
     response: journalBookSchema,
     refusals: ['report_too_large'],
-    handler: async ({ query, principal, deps, ctx }) => {
-      const scope = await enterpriseStatementScope(deps.knex, principal, query.enterprise, query.branch);
+    handler: async ({ query, principal, deps, ctx, load }) => {
+      const chart = await load(accountLoaders.chartOfEnterprise, query.enterprise);
+      const scope = await statementScope(deps.knex, principal, chart, query.branch);
       const filter = { from: query.date_from, to: query.date_to, journal: query.journal, user: query.user };
       if (query.format === 'csv' || query.format === 'xlsx') {
         return answerReport(ctx, query.format, undefined, {

@@ -15,6 +15,7 @@ import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
 import { chartParams, chartReportQuery, reportBranchFilter } from '../report-query';
 import { isoDate } from '../common.schemas';
+import { accountLoaders } from './accounts.queries';
 import { statementScope } from './ledger-access';
 import {
   balanceSheetSchema,
@@ -52,14 +53,15 @@ export const statementRoutes = [
     description:
       'Balances are read from the entries of the accounting year covering the date (its opening balances included).',
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: chartParams,
     query: chartReportQuery,
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: balanceSheetSchema,
     refusals: ['no_exercice_for_date'],
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+    handler: async ({ query, principal, deps, ctx, resource }) => {
+      const scope = await statementScope(deps.knex, principal, resource, query.branch);
       const sheet = await balanceSheetAt(deps.knex, scope, query.date);
       return answerReport(ctx, query.format, sheet, {
         report: 'balance-sheet',
@@ -79,14 +81,15 @@ export const statementRoutes = [
       "The product posts the loans' financing commitments (922), the guarantees received (931, 932, 934, " +
       '913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.',
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: chartParams,
     query: chartReportQuery,
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: offBalanceSchema,
     refusals: ['no_exercice_for_date'],
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+    handler: async ({ query, principal, deps, ctx, resource }) => {
+      const scope = await statementScope(deps.knex, principal, resource, query.branch);
       const statement = await offBalanceStatementAt(deps.knex, scope, query.date);
       return answerReport(ctx, query.format, statement, {
         report: 'off-balance',
@@ -104,13 +107,14 @@ export const statementRoutes = [
       'group, the result',
     description: 'The movements of classes 6 and 7 between the dates, without the closing entries of a year end.',
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: chartParams,
     query: periodQuery,
     downloadable: true,
     errorStatuses: [401, 404],
     response: incomeStatementSchema,
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+    handler: async ({ query, principal, deps, ctx, resource }) => {
+      const scope = await statementScope(deps.knex, principal, resource, query.branch);
       const statement = await incomeStatementOf(deps.knex, scope, { from: query.date_from, to: query.date_to });
       return answerReport(ctx, query.format, statement, {
         report: 'income-statement',
@@ -132,13 +136,14 @@ export const statementRoutes = [
       'which are UNVERIFIED against the PCEMF text; each balance lists the accounts of its own groups. 87 ' +
       "equals the income statement's result.",
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: chartParams,
     query: periodQuery,
     downloadable: true,
     errorStatuses: [401, 404],
     response: intermediateBalancesSchema,
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+    handler: async ({ query, principal, deps, ctx, resource }) => {
+      const scope = await statementScope(deps.knex, principal, resource, query.branch);
       const period = { from: query.date_from, to: query.date_to };
       const { answer, balances } = await intermediateBalancesOf(deps.knex, scope, period);
       return answerReport(ctx, query.format, answer, {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { NotFoundError } from '../../../domain/errors';
-import { requireVisible } from '../../auth/access';
+import { visibleBranches } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import {
@@ -22,8 +22,10 @@ import {
   journalsQuery,
   ledgerLines,
   whereEntryHasAccount,
+  type ChartRow,
 } from '../../../activities/accounts/ledger.queries';
-import { statementScope, visibleChart } from './ledger-access';
+import { accountLoaders } from './accounts.queries';
+import { statementScope } from './ledger-access';
 import { statementRoutes } from './ledger-statements.routes';
 import { ledgerReportRoutes } from './ledger-reports.routes';
 import { accountTotals, trialBalanceOf } from '../../../activities/accounts/financial-statements';
@@ -31,11 +33,11 @@ import { trialBalanceDocument, reportHeading } from '../../../activities/account
 import { balanceScopeAt } from '../../../activities/accounts/year-balances';
 import { answerReport, formatParameter } from '../../report-download';
 
-async function chartAccount(knex: Knex, principal: Principal, chartId: string, accountId: string) {
-  const chart = await visibleChart(knex, principal, chartId);
-  const account = await chartAccountById(knex, chartId, accountId);
+/** An account of the chart the router loaded, with the branches whose lines the caller reads. */
+async function chartAccount(knex: Knex, principal: Principal, chart: ChartRow, accountId: string) {
+  const account = await chartAccountById(knex, chart.id, accountId);
   if (account === undefined) throw new NotFoundError('The account');
-  return { ...account, chart };
+  return { ...account, chart: { ...chart, branches: visibleBranches(principal, chart.enterprise_id) } };
 }
 
 /** An entry's number in its journal and year (an integer column). */
@@ -130,15 +132,11 @@ export const ledgerRoutes = [
     operationId: 'getJournalEntry',
     summary: 'One journal entry with its lines',
     access: 'authenticated',
+    load: accountLoaders.journalEntry,
     params: idParams,
     errorStatuses: [401, 404],
     response: journalEntrySchema,
-    handler: async ({ params, principal, deps }) => {
-      const [entry] = await ledgerLines(deps.knex, [params.id]);
-      if (entry === undefined) throw new NotFoundError('The journal entry');
-      requireVisible(principal, { enterpriseId: entry.enterprise, branchId: entry.branch }, 'The journal entry');
-      return entry;
-    },
+    handler: ({ resource }) => resource,
   }),
   defineRoute({
     method: 'get',
@@ -166,13 +164,14 @@ export const ledgerRoutes = [
     summary: 'Movements of an account with the running balance (debit minus credit; `amount` is signed the same way)',
     description: "A user whose roles are in some branches only reads the lines of those branches' entries.",
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: chartAccountParams,
     query: listQuerySchema([], { date_from: isoDate().optional(), date_to: asOf }),
     errorStatuses: [401, 404],
     response: pageSchema(accountMovementSchema),
     refusals: ['page_not_found'],
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const account = await chartAccount(deps.knex, principal, params.chart_pk, params.id);
+    handler: async ({ params, query, principal, deps, ctx, resource }) => {
+      const account = await chartAccount(deps.knex, principal, resource, params.id);
       const rows = chartAccountMovements(deps.knex, params.id, account.chart.branches, query);
       return paginateRows(rows, query, new URL(ctx.href));
     },
@@ -184,12 +183,13 @@ export const ledgerRoutes = [
     operationId: 'getAccountBalance',
     summary: 'Balance of an account at a date: total debit, total credit, debit minus credit',
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: chartAccountParams,
     query: yup.object({ date: asOf }),
     errorStatuses: [401, 404],
     response: accountBalanceSchema,
-    handler: async ({ params, query, principal, deps }) => {
-      const account = await chartAccount(deps.knex, principal, params.chart_pk, params.id);
+    handler: async ({ params, query, principal, deps, resource }) => {
+      const account = await chartAccount(deps.knex, principal, resource, params.id);
       const { scope } = await balanceScopeAt(
         deps.knex,
         account.chart.enterprise_id,
@@ -221,6 +221,7 @@ export const ledgerRoutes = [
       "The opening balance is the year's à-nouveaux, the earlier years carried by computation while open, " +
       'and what was posted before `date_from`.',
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: chartParams,
     query: yup.object({
       date: asOf,
@@ -241,8 +242,8 @@ export const ledgerRoutes = [
     downloadable: true,
     errorStatuses: [401, 404],
     response: trialBalanceSchema,
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+    handler: async ({ query, principal, deps, ctx, resource }) => {
+      const scope = await statementScope(deps.knex, principal, resource, query.branch);
       const at = await balanceScopeAt(deps.knex, scope.enterpriseId, query.date, scope.branches);
       const trial = await trialBalanceOf(deps.knex, scope.chartId, at, {
         date: query.date ?? null,

@@ -7,6 +7,7 @@ import { formatAmount } from '../../../domain/money';
 import { answerReport } from '../../report-download';
 import { defineRoute } from '../../route';
 import { chartParams, chartReportQuery } from '../report-query';
+import { accountLoaders } from './accounts.queries';
 import { statementScope } from './ledger-access';
 import { prudentialRatiosSchema } from './prudential-ratios.schemas';
 
@@ -93,14 +94,15 @@ export const prudentialRatioRoutes = [
       'whether it is met and its source. Balances are read from the accounting year covering the date; the ' +
       'loans at their provisioning position of the date.',
     access: 'authenticated',
+    load: accountLoaders.chart,
     params: chartParams,
     query: chartReportQuery,
     downloadable: true,
     errorStatuses: [401, 404, 422],
     response: prudentialRatiosSchema,
     refusals: ['cap_related_party', 'cap_share_capital', 'no_exercice_for_date'],
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+    handler: async ({ query, principal, deps, ctx, resource }) => {
+      const scope = await statementScope(deps.knex, principal, resource, query.branch);
       const { settings, report, ...provisional } = await prudentialRatiosAt(deps.knex, scope, query.date);
       const answer = {
         enterprise: scope.enterpriseId,

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import * as yup from 'yup';
 import {
   markReportingPackFailed,
@@ -6,12 +5,7 @@ import {
   requestReportingPack,
   type ReportingPackRow,
 } from '../../../activities/accounts/reporting-packs.activity';
-import {
-  packFile,
-  reportingPackById,
-  reportingPacksQuery,
-  withFiles,
-} from '../../../activities/accounts/reporting-packs.queries';
+import { packFile, reportingPacksQuery, withFiles } from '../../../activities/accounts/reporting-packs.queries';
 import { enterpriseById } from '../../../activities/enterprise/enterprises.queries';
 import { reportContentTypes, type ReportFileFormat } from '../../../activities/report-files';
 import { NotFoundError } from '../../../domain/errors';
@@ -25,6 +19,7 @@ import { defineRoute } from '../../route';
 import { startWorkflowFor } from '../../workflow-start';
 import { enterpriseFilter, idParams, periodSchema } from '../common.schemas';
 import { packSchema, serializePack } from './reporting-packs.schemas';
+import { accountLoaders } from './accounts.queries';
 
 /**
  * The figures sent to COBAC are the direction's: only direction and administrators request the packs; auditors and
@@ -64,14 +59,6 @@ function readableEnterprises(principal: Principal): 'all' | string[] {
     (grant) => (packReaders as readonly string[]).includes(grant.role) && grant.branchId === null,
   );
   return grants.some((grant) => grant.enterpriseId === null) ? 'all' : grants.map((grant) => grant.enterpriseId!);
-}
-
-async function readablePack(knex: Knex, principal: Principal, id: string): Promise<ReportingPackRow> {
-  const pack = await reportingPackById(knex, id);
-  const readable = readableEnterprises(principal);
-  if (pack === undefined || (readable !== 'all' && !readable.includes(pack.enterprise_id)))
-    throw new NotFoundError('The reporting pack');
-  return pack;
 }
 
 /**
@@ -123,6 +110,7 @@ export const reportingPackRoutes = [
     access: packRoles,
     status: 202,
     location: '/api/v1/accounts/reporting-packs/{id}/',
+    load: accountLoaders.reportingPack,
     params: idParams,
     body: yup.object({ reason: yup.string().trim().required().min(5).max(500) }),
     response: packSchema,
@@ -133,9 +121,7 @@ export const reportingPackRoutes = [
       'reporting_pack_superseded',
       'workflow_unavailable',
     ],
-    handler: async ({ params, body, principal, deps, authorize, ctx }) => {
-      const pack = await readablePack(deps.knex, principal, params.id);
-      authorize({ enterpriseId: pack.enterprise_id }, 'The reporting pack');
+    handler: async ({ resource: pack, body, principal, deps, ctx }) => {
       const reissued = await reissueReportingPack(deps.activities, principal, { packId: pack.id, reason: body.reason });
       await startPackWorkflow(deps, reissued, ctx.state.log);
       return serializePack((await withFiles(deps.knex, [reissued]))[0]!);
@@ -168,11 +154,11 @@ export const reportingPackRoutes = [
     operationId: 'getReportingPack',
     summary: 'A reporting pack with its files, their sizes and SHA-256',
     access: packReaders,
+    load: accountLoaders.reportingPack,
     params: idParams,
     errorStatuses: [401, 403, 404],
     response: packSchema,
-    handler: async ({ params, principal, deps }) =>
-      serializePack((await withFiles(deps.knex, [await readablePack(deps.knex, principal, params.id)]))[0]!),
+    handler: async ({ resource, deps }) => serializePack((await withFiles(deps.knex, [resource]))[0]!),
   }),
   defineRoute({
     method: 'get',
@@ -181,6 +167,7 @@ export const reportingPackRoutes = [
     operationId: 'downloadReportingPackFile',
     summary: 'A file of a reporting pack, the bytes stored when it was made',
     access: packReaders,
+    load: accountLoaders.reportingPack,
     params: yup.object({
       id: yup.string().uuid().required(),
       name: yup
@@ -190,8 +177,7 @@ export const reportingPackRoutes = [
     }),
     produces: [reportContentTypes.csv, reportContentTypes.xlsx],
     errorStatuses: [401, 403, 404],
-    handler: async ({ params, principal, deps, ctx }) => {
-      const pack = await readablePack(deps.knex, principal, params.id);
+    handler: async ({ resource: pack, params, deps, ctx }) => {
       const [report, format] = params.name.split('.') as [string, ReportFileFormat];
       const file = await packFile(deps.knex, pack.id, report, format);
       if (file === undefined) throw new NotFoundError('The file');

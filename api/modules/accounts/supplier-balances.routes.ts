@@ -8,6 +8,7 @@ import { chartParams, reportBranchFilter } from '../report-query';
 import { bookReaders } from '../accounting/accounting.queries';
 import { dateResponse, isoDate, provisionalResponse } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
+import { accountLoaders } from './accounts.queries';
 import { statementScope } from './ledger-access';
 
 const supplierBalanceSchema = yup.object({
@@ -55,6 +56,7 @@ export const supplierBalanceRoutes = [
       'Supplier balances at a date: per supplier invoiced, paid and owed, beside its account and 401 in the ledger',
     description: 'Consolidated over the branches the caller sees, or of one `branch`.',
     access: bookReaders,
+    load: accountLoaders.chart,
     params: chartParams,
     query: yup.object({
       date: isoDate().required().meta({ description: 'Invoices and payments dated up to this day; the ledger at it.' }),
@@ -65,8 +67,8 @@ export const supplierBalanceRoutes = [
     errorStatuses: [401, 403, 404, 409],
     refusals: ['no_exercice_for_date'],
     response: supplierBalancesSchema,
-    handler: async ({ params, query, principal, deps, ctx }) => {
-      const scope = await statementScope(deps.knex, principal, params.chart_pk, query.branch);
+    handler: async ({ query, principal, deps, ctx, resource }) => {
+      const scope = await statementScope(deps.knex, principal, resource, query.branch);
       const answer = await supplierBalancesAt(deps.knex, scope, query.date);
       const branch =
         scope.branch ?? (scope.branches !== 'all' && scope.branches.length === 1 ? scope.branches[0]! : null);

@@ -3,8 +3,6 @@ import { operationKey } from '../../../activities/idempotency';
 import { approvalOperations } from '../../../domain/approvals/policy';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { requireWholeEnterprise } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
 import { requestOrigin } from '../../context';
 import { enterpriseFilter, idParams } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
@@ -23,15 +21,6 @@ const decisionRefusals = [
   'idempotency_key_reused',
   'workflow_unavailable',
 ] as const;
-
-/**
- * A request of no branch is the enterprise's document: its roles over the whole enterprise read it, as the list shows
- * it (docs/domain.md §11).
- */
-function assertReadable(principal: Principal, request: RequestRow): void {
-  if (request.branch_id === null)
-    requireWholeEnterprise(principal, request.enterprise_id, approvalLoaders.request.name);
-}
 
 /**
  * Approve or reject: sent to the request's workflow, whose validator refuses the maker, a wrong role, a decided
@@ -63,7 +52,6 @@ function decisionRoute(decision: 'approve' | 'reject') {
     errorStatuses: [401, 403, 404, 409, 503],
     refusals: decisionRefusals,
     handler: async ({ resource: row, body, principal, deps, ctx, idempotencyKey }) => {
-      assertReadable(principal, row); // a request one cannot read is not there to decide: 404, not the validator's 403
       const deciderRoles = rolesAt(principal, { enterpriseId: row.enterprise_id, branchId: row.branch_id });
       const sent = { decision, deciderId: principal.userId, deciderRoles, reason: body.reason, ...requestOrigin(ctx) };
       await decideRequest(deps, row, sent, operationKey(`approval-${decision}`, principal, idempotencyKey));
@@ -120,10 +108,7 @@ export const approvalRequestRoutes = [
     params: idParams,
     response: approvalRequestSchema,
     errorStatuses: [401, 404],
-    handler: ({ resource, principal }) => {
-      assertReadable(principal, resource);
-      return serializeRequest(resource);
-    },
+    handler: ({ resource }) => serializeRequest(resource),
   }),
   decisionRoute('approve'),
   decisionRoute('reject'),

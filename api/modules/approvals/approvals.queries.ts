@@ -12,5 +12,7 @@ export const approvalLoaders = {
     name: 'The approval request',
     load: async ({ knex }, id) => requestById(knex, id),
     scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
+    // One of no branch is the enterprise's document (docs/domain.md §11), as the list shows it.
+    wholeEnterprise: (row) => row.branch_id === null,
   } satisfies Loader<RequestRow>,
 };

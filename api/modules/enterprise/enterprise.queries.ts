@@ -60,11 +60,15 @@ export const enterpriseLoaders = {
     name: 'The month end',
     load: async ({ knex }, id) => monthEndRunById(knex, id),
     scope: (run) => atEnterprise(run.enterprise_id),
+    // Its amounts are the enterprise's and its lines name every branch's loans and accounts.
+    wholeEnterprise: () => true,
   } satisfies Loader<MonthEndRunRow>,
   endOfDay: {
     name: 'The end of day',
     load: async ({ knex }, id) => endOfDayRunById(knex, id),
     scope: (run) => atEnterprise(run.enterprise_id),
+    // The enterprise's figures: its provisioning, its maturities.
+    wholeEnterprise: () => true,
   } satisfies Loader<EndOfDayRunRow>,
   organ: {
     name: 'The governance organ',

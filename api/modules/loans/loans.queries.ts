@@ -52,7 +52,8 @@ export const loanLoaders = {
     load: async ({ knex }, id) => guaranteeById(knex, id),
     scope: (row) => ({ enterpriseId: row.enterprise_id, branchId: row.branch_id }),
   } satisfies Loader<GuaranteeRow>,
-  provisioningRun: enterpriseRowLoader('The provisioning run', runById),
+  // The enterprise's figures: a user of some branches reads their loans' provisions at /loans/provisions/.
+  provisioningRun: { ...enterpriseRowLoader('The provisioning run', runById), wholeEnterprise: () => true },
   prepayment: {
     name: 'The prepayment',
     load: async ({ knex }, id) => prepaymentById(knex, { 'p.id': id }),
