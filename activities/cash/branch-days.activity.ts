@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { blockerErrors, postingOperations, type BranchDayBlocker } from '../../domain/cash/branch-day';
+import { postingOperations } from '../../domain/approvals/policy';
+import { blockerErrors, type BranchDayBlocker } from '../../domain/cash/branch-day';
 import type { IsoDate } from '../../domain/calendar';
 import { AppError, NotFoundError } from '../../domain/errors';
 import { inTransaction } from '../../db/transaction';

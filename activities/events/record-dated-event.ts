@@ -50,14 +50,37 @@ async function rulesInForce(trx: Knex.Transaction, events: readonly DatedEvent[]
 }
 
 /**
- * recordDatedEvent for many events at once, in three statements whatever their number (a month end's savings
- * interest, a batch of accounts at a time): the events logged, then each one's entry posted by coopbank_post_entry
- * called once per event in one SELECT, in the events' order. Answers each event's ids, in the same order.
+ * recordDatedEvent for many events at once, in three statements whatever their number: the events logged
+ * (logDatedEvents), then their entries posted (postLoggedEvents). Answers each event's ids, in the events' order.
  */
 export async function recordDatedEvents(
   trx: Knex.Transaction,
   events: readonly DatedEvent[],
 ): Promise<{ eventId: string; entryId: string }[]> {
+  const drafts = await logDatedEvents(trx, events);
+  const entryIds = await postLoggedEvents(trx, drafts);
+  return drafts.map((draft, index) => ({ eventId: draft.event, entryId: entryIds[index]! }));
+}
+
+/** An event logged, with the entry it is to post: coopbank_post_entry's arguments. */
+interface EntryDraft {
+  kind: EventKind;
+  enterprise: string;
+  branch: string | null;
+  entry_date: IsoDate;
+  description: string;
+  event: string;
+  rule_config: string;
+  created_by: string | null;
+  lines: ReturnType<typeof ledgerLines>;
+}
+
+/**
+ * The first half of recordDatedEvents: the rules in force read, the events logged in one statement and their entries
+ * drafted. A caller writing more of its own in the transaction (a month end's savings interest) posts the entries
+ * last (postLoggedEvents): the journal's number, taken by the first entry, is then held only until the commit.
+ */
+export async function logDatedEvents(trx: Knex.Transaction, events: readonly DatedEvent[]): Promise<EntryDraft[]> {
   if (events.length === 0) return [];
   const rules = await rulesInForce(trx, events);
   const logged: { id: string; idempotency_key: string }[] = await trx('business_event_logs')
@@ -78,10 +101,11 @@ export async function recordDatedEvents(
     )
     .returning(['id', 'idempotency_key']);
   const eventIds = new Map(logged.map((row) => [row.idempotency_key, row.id]));
-  const drafts = events.map((event) => {
+  return events.map((event) => {
     const rule = rules.get(event.kind)!;
     const lines = linesForEvent(rule.legs, event.amount, defaultRoleAccounts, event.productAccounts);
     return {
+      kind: event.kind,
       enterprise: event.enterpriseId,
       branch: event.branchId,
       entry_date: event.date,
@@ -92,6 +116,14 @@ export async function recordDatedEvents(
       lines: ledgerLines(lines),
     };
   });
+}
+
+/**
+ * The second half of recordDatedEvents: each logged event's entry posted by coopbank_post_entry, called once per event
+ * in one SELECT. Answers the entries' ids, in the events' order.
+ */
+export async function postLoggedEvents(trx: Knex.Transaction, drafts: readonly EntryDraft[]): Promise<string[]> {
+  if (drafts.length === 0) return [];
   // The function scan yields the drafts in their order; each call numbers its entry in its journal and year.
   const posted = await ledgerRows<{ ord: string; id: string }>(
     trx.raw(
@@ -105,6 +137,6 @@ export async function recordDatedEvents(
     ),
   );
   const entryIds = new Map(posted.map((row) => [Number(row.ord), row.id]));
-  for (const event of events) reportOnCommit(trx, { work: 'posting', labels: { kind: event.kind } });
-  return drafts.map((draft, index) => ({ eventId: draft.event, entryId: entryIds.get(index + 1)! }));
+  for (const { kind } of drafts) reportOnCommit(trx, { work: 'posting', labels: { kind } });
+  return drafts.map((_, index) => entryIds.get(index + 1)!);
 }

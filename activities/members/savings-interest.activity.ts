@@ -17,7 +17,7 @@ import { SavingsProduct } from '../../db/models/savings-product.model';
 import { inTransaction } from '../../db/transaction';
 import type { ActivityContext } from '../context';
 import { businessDateOf } from '../enterprise/configuration.activity';
-import { recordDatedEvents, type DatedEvent } from '../events/record-dated-event';
+import { logDatedEvents, postLoggedEvents, type DatedEvent } from '../events/record-dated-event';
 import { heartbeat } from '../heartbeat';
 import { interestFigures, interestFiguresOf, paidThroughOf, productsOf } from './interest-figures';
 import { lockedPayoutAccount } from './payout-accounts';
@@ -161,15 +161,15 @@ function postingEvents(posting: FiguredPosting): DatedEvent[] {
  * Posts accounts' interest, the accounts locked by the caller, each over its window: per account the gross and the
  * tax as two events dated its `periodEnd` (postingEvents), the kept balance of the account credited moved by the net,
  * and the posting's row; nothing for an account whose interest rounds to zero. In a few statements for the whole
- * batch: the events and their entries (recordDatedEvents), the balances, the rows. Answers the entries posted.
+ * batch: the events logged (logDatedEvents), the balances, the rows, then the entries (postLoggedEvents). Answers the
+ * entries posted.
  */
 async function writeInterest(trx: Knex.Transaction, postings: readonly FiguredPosting[]): Promise<number> {
   const owed = postings.filter((posting) => !posting.figures.gross.isZero());
   if (owed.length === 0) return 0;
   const events = owed.flatMap(postingEvents);
-  const recorded = new Map(
-    (await recordDatedEvents(trx, events)).map((ids, index) => [events[index]!.idempotencyKey, ids.eventId]),
-  );
+  const drafts = await logDatedEvents(trx, events);
+  const recorded = new Map(drafts.map((draft, index) => [events[index]!.idempotencyKey, draft.event]));
   const credits = owed.map((posting) => ({
     id: (posting.creditTo ?? posting).account.id,
     net: formatAmount(posting.figures.net),
@@ -209,6 +209,8 @@ async function writeInterest(trx: Knex.Transaction, postings: readonly FiguredPo
       };
     }),
   );
+  // Last: the first entry takes the journal's number, which a concurrent batch then waits for until this commit.
+  await postLoggedEvents(trx, drafts);
   return events.length;
 }
 
@@ -323,9 +325,10 @@ async function postBatchInterest(knex: Knex, accountIds: readonly string[], peri
 
 /**
  * The month-end step "savings interest": posts what is due at `periodEnd` (monthly products every month, quarterly at
- * the end of Mar/Jun/Sep/Dec, yearly at Dec), `batchSize` accounts a transaction (a worker lost mid-step leaves whole
- * batches: the step run again finds only the accounts not posted), a heartbeat after each; and answers every periodic
- * posting of that period end, the first run's included: `entries` counts what this execution posted.
+ * the end of Mar/Jun/Sep/Dec, yearly at Dec), `batchSize` accounts a transaction, two at a time (a worker lost
+ * mid-step leaves whole batches: the step run again finds only the accounts not posted), a heartbeat after each; and
+ * answers every periodic posting of that period end, the first run's included: `entries` counts what this execution
+ * posted.
  */
 export async function postSavingsInterest(
   context: StepContext,
@@ -334,11 +337,29 @@ export async function postSavingsInterest(
 ): Promise<MonthEndStepResult> {
   await assertMonthEndPeriod(context, input);
   let entries = 0;
+  let posted = 0;
   const due = await dueAccountIds(context.knex, input);
-  for (let start = 0; start < due.length; start += batchSize) {
-    entries += await postBatchInterest(context.knex, due.slice(start, start + batchSize), input.periodEnd);
-    heartbeat({ step: 'postSavingsInterest', accounts: Math.min(start + batchSize, due.length), of: due.length });
-  }
+  const batches: string[][] = [];
+  for (let start = 0; start < due.length; start += batchSize) batches.push(due.slice(start, start + batchSize));
+  // Two batches in flight: one computes in Node while the other's statements run. Their accounts are disjoint; the
+  // second waits for the first's commit only at its entries, posted last (journal_sequences' number). A failed batch
+  // stops both: the other's batch ends, committed or not, before the step fails.
+  let failed = false;
+  const poster = async () => {
+    for (let batch = batches.shift(); batch !== undefined && !failed; batch = batches.shift()) {
+      try {
+        const batchEntries = await postBatchInterest(context.knex, batch, input.periodEnd);
+        entries += batchEntries;
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+      posted += batch.length;
+      heartbeat({ step: 'postSavingsInterest', accounts: posted, of: due.length });
+    }
+  };
+  const outcomes = await Promise.allSettled([poster(), poster()]);
+  for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   const rows: InterestPostingRow[] = await context
     .knex('savings_interest_postings')
     .where({ enterprise_id: input.enterpriseId, period_end: input.periodEnd, occasion: 'periodic' })

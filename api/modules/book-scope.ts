@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { nullableId } from './common.schemas';
 
 /**
  * The enterprise a book record or report is of, and its branch: null where it is of no one branch, as
@@ -6,5 +7,5 @@ import * as yup from 'yup';
  */
 export const bookScopeFields = (branchDescription: string) => ({
   enterprise: yup.string().uuid().required(),
-  branch: yup.string().uuid().nullable().defined().meta({ description: branchDescription }),
+  branch: nullableId(branchDescription),
 });

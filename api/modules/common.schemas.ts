@@ -71,7 +71,12 @@ export const dateResponse = () =>
     .required()
     .meta({ format: 'date' } satisfies SchemaMeta);
 
-/** An instant as answered, ISO 8601 in UTC (`format: date-time`); `.nullable()` where it may be absent. */
+/** The id of a row an answer names, or null where there is none (always present in the answer). */
+export const nullableId = (description?: string) => {
+  const id = yup.string().uuid().nullable().defined();
+  return description === undefined ? id : id.meta({ description });
+};
+
 /**
  * Whether balances read at a date are provisional: the earlier accounting years not yet closed whose balances they
  * carry by computation.

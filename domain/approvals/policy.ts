@@ -3,49 +3,55 @@ import type { Role } from '../access';
 /**
  * Four eyes (maker-checker, docs/domain.md §11): the operations a second person may have to approve, and the
  * default policy of an enterprise. An enterprise departs from it per operation (`approval_policies`). Pure.
+ *
+ * Each operation says whether its approval posts to the books: approved after a branch's close, it would post in a
+ * day the branch head has signed off, or move cash from a till already counted (docs/domain.md §13.3).
  */
-export const approvalOperations = [
-  'business_date.move',
-  'exercice.reopen',
-  'loan.write_off',
-  'accounting_rule.change',
-  'share_type.notice_change',
-  'approval_policy.change',
-  'guarantee.change',
-  'role_grant.above_cashier',
-  'prudential_settings.change',
-  'result_allocation_policy.change',
-  'member_account.withdrawal',
-  'member_account.transfer',
+const operations = {
+  'business_date.move': { posts: false },
+  'exercice.reopen': { posts: false },
+  'loan.write_off': { posts: true },
+  'accounting_rule.change': { posts: false },
+  'share_type.notice_change': { posts: false },
+  'approval_policy.change': { posts: false },
+  'guarantee.change': { posts: false },
+  'role_grant.above_cashier': { posts: false },
+  'prudential_settings.change': { posts: false },
+  'result_allocation_policy.change': { posts: false },
+  'member_account.withdrawal': { posts: true },
+  'member_account.transfer': { posts: true },
   // Issue 28, part 1 (manual journal entries): posting an accountant's entry.
-  'manual_entry.post',
+  'manual_entry.post': { posts: true },
   // Issue 28, general accounting, 5. suppliers.
-  'supplier_invoice.record',
-  'supplier_payment',
+  'supplier_invoice.record': { posts: true },
+  supplier_payment: { posts: true },
   // General accounting, part 4: fixed assets (issue 28).
-  'fixed_asset.acquisition',
-  'fixed_asset.disposal',
+  'fixed_asset.acquisition': { posts: true },
+  'fixed_asset.disposal': { posts: true },
   // Issue 28, part 6 (banks): a transfer between the till and the banks.
-  'treasury.transfer',
+  'treasury.transfer': { posts: true },
   // Issue 28's leftovers (issue 29 session): a supplier's invoice or payment reversed.
-  'supplier_invoice.reverse',
-  'supplier_payment.reverse',
+  'supplier_invoice.reverse': { posts: true },
+  'supplier_payment.reverse': { posts: true },
   // Issue 29, transfers between members and standing orders: a standing order from the transfers' threshold.
-  'standing_order.create',
+  'standing_order.create': { posts: false },
   // Issue 29, serving members across branches: a withdrawal at another branch's counter, from the same threshold as a
   // local one.
-  'member_account.inter_branch_withdrawal',
+  'member_account.inter_branch_withdrawal': { posts: true },
   // Issue 29, cash between the vault and the tills: the settlement of a cash difference (docs/domain.md §13.2).
-  'cash_difference.settle',
+  'cash_difference.settle': { posts: false },
   // Issue 30, credit insurance and the usury rate: setting the TEG ceiling loans are checked against.
-  'usury_rate.change',
+  'usury_rate.change': { posts: false },
   // Issue 30, restructuring (R-2017/07 Art. 13): decided above the level that granted the loan (docs/domain.md §14.2).
-  'loan.restructure',
+  'loan.restructure': { posts: false },
   // Issue 31, go-live import, the pipeline (part A): applying an import, and cancelling it (docs/domain.md §15.1).
-  'import.apply',
-  'import.cancel',
-] as const;
-export type ApprovalOperation = (typeof approvalOperations)[number];
+  'import.apply': { posts: false },
+  'import.cancel': { posts: false },
+} as const satisfies Record<string, { posts: boolean }>;
+export type ApprovalOperation = keyof typeof operations;
+export const approvalOperations = Object.keys(operations) as ApprovalOperation[];
+/** The operations whose approval posts: pending ones of a branch hold its day (domain/cash/branch-day.ts). */
+export const postingOperations = approvalOperations.filter((operation) => operations[operation].posts);
 
 /** One operation's line of the policy: does it need a second person, holding which role, from which amount. */
 export interface PolicyRule {

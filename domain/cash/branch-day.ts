@@ -1,4 +1,3 @@
-import type { ApprovalOperation } from '../approvals/policy';
 import type { FieldError } from '../errors';
 
 /**
@@ -20,22 +19,3 @@ export const blockerErrors = (blockers: readonly BranchDayBlocker[]): FieldError
     field: `blockers.${blocker.reason}`,
     message: blocker.items.length === 0 ? blocker.message : `${blocker.message} (${blocker.items.join(', ')})`,
   }));
-
-/**
- * The four-eyes operations whose approval posts (policy): approved after the close, they would post in a day the
- * branch head has signed off, or move cash from a till already counted. Pending ones of the branch hold its day.
- */
-export const postingOperations: readonly ApprovalOperation[] = [
-  'member_account.withdrawal',
-  'member_account.transfer',
-  'manual_entry.post',
-  'supplier_invoice.record',
-  'supplier_payment',
-  'fixed_asset.acquisition',
-  'fixed_asset.disposal',
-  'treasury.transfer',
-  'loan.write_off',
-  'supplier_invoice.reverse',
-  'supplier_payment.reverse',
-  'member_account.inter_branch_withdrawal',
-];

@@ -23,7 +23,7 @@ import type { Principal } from '../../auth/principal';
 import type { Loader } from '../../route';
 import { paginateRows, whereFilters, type ListQuery, type Page } from '../../pagination';
 import { scopeToVisible } from '../enterprise-scope';
-import { dateResponse, enterpriseFilter, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { enterpriseRowLoader } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 
@@ -35,7 +35,7 @@ export const bookkeepers = ['accountant', 'branch_head', 'direction', 'admin'] a
 export const bookReaders = [...bookkeepers, 'auditor'] as const;
 
 const uuid = () => yup.string().uuid().required();
-const nullableUuid = () => yup.string().uuid().nullable().defined();
+const nullableUuid = () => nullableId();
 
 export const supplierSchema = yup
   .object({

@@ -8,7 +8,7 @@ import {
 import { bankParentAccounts, defaultBankParentAccount } from '../../../domain/accounting/banks';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
-import { enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+import { enterpriseFilter, idParams, timestampResponse, nullableId } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { moneyResponse } from '../money.schemas';
 import { bookkeepers, bookReaders } from './accounting.queries';
@@ -17,7 +17,7 @@ const bankAccountSchema = yup
   .object({
     id: yup.string().uuid().required(),
     enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().nullable().defined().meta({ description: 'null: an account of the whole enterprise.' }),
+    branch: nullableId('null: an account of the whole enterprise.'),
     bank_name: yup.string().required(),
     account_number: yup.string().required().meta({ description: 'RIB or IBAN, as the bank writes it.' }),
     bank_branch: yup.string().nullable().defined().meta({ description: "The bank's agency that keeps the account." }),

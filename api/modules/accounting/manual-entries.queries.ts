@@ -5,7 +5,7 @@ import { manualJournals } from '../../../domain/accounting/manual-entries';
 import { formatAmount, Money } from '../../../domain/money';
 import type { Loader } from '../../route';
 import { bookScopeFields } from '../book-scope';
-import { dateResponse, timestampResponse } from '../common.schemas';
+import { dateResponse, timestampResponse, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
 /**
@@ -71,16 +71,11 @@ export const manualEntrySchema = yup
     label: yup.string().required(),
     status: yup.string().oneOf(manualEntryStatuses).required(),
     version: yup.number().integer().required(),
-    reverses: yup.string().uuid().nullable().defined(),
-    approval_request: yup.string().uuid().nullable().defined(),
+    reverses: nullableId(),
+    approval_request: nullableId(),
     rejection_reason: yup.string().nullable().defined(),
-    created_by: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: "Who drafted it; null: proposed by the recurring entries' Schedule (the system)." }),
-    approved_by: yup.string().uuid().nullable().defined(),
+    created_by: nullableId("Who drafted it; null: proposed by the recurring entries' Schedule (the system)."),
+    approved_by: nullableId(),
     posted_at: yup.string().nullable().defined().meta({ format: 'date-time' }),
     total_debit: moneyResponse(),
     total_credit: moneyResponse(),

@@ -12,7 +12,7 @@ import { formatAmount } from '../../../domain/money';
 import { listQuerySchema, pageSchema } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { amount, moneyResponse } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
 import { bookkeepers, bookReaders, newestDocumentsPage } from './accounting.queries';
@@ -49,8 +49,8 @@ const transferSchema = yup
     id: yup.string().uuid().required(),
     enterprise: yup.string().uuid().required(),
     branch: yup.string().uuid().required(),
-    from_bank_account: yup.string().uuid().nullable().defined().meta({ description: 'null: the till.' }),
-    to_bank_account: yup.string().uuid().nullable().defined().meta({ description: 'null: the till.' }),
+    from_bank_account: nullableId('null: the till.'),
+    to_bank_account: nullableId('null: the till.'),
     from_account: yup.string().required().meta({ description: 'The account credited.', example: '5710' }),
     to_account: yup.string().required().meta({ description: 'The account debited.', example: '5603001' }),
     transfer_date: dateResponse(),

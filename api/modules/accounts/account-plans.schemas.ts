@@ -5,7 +5,7 @@ import type { AccountRecord } from '../../../db/models/account-record.model';
 import type { CompanyChart } from '../../../db/models/company-chart.model';
 import type { CompanyChartEntry } from '../../../db/models/company-chart-entry.model';
 import type { SchemaMeta } from '../../json-schema';
-import { timestampResponse } from '../common.schemas';
+import { timestampResponse, nullableId } from '../common.schemas';
 
 /** Digits only: the code tree is by prefix, so codes of the chart are numeric strings (never numbers). */
 export const accountCode = (max: number) =>
@@ -155,12 +155,7 @@ export const entrySchema = yup
     id: yup.string().uuid().required(),
     chart: yup.string().uuid().required(),
     enterprise: yup.string().uuid().required(),
-    record: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: "The plan's account; null for the enterprise's own sub-account." }),
+    record: nullableId("The plan's account; null for the enterprise's own sub-account."),
     ...accountFields,
     is_active: yup.boolean().required(),
     is_leaf: yup.boolean().required().meta({ description: 'No account below it: the ledger posts to leaves only.' }),

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { dateResponse, provisionalResponse } from '../common.schemas';
+import { dateResponse, provisionalResponse, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
 /** Representations of the accountant's reports: the general ledger and the journal book. */
@@ -105,7 +105,7 @@ export const journalBookSchema = yup
   .object({
     ...scope,
     journal: yup.string().nullable().defined(),
-    user: yup.string().uuid().nullable().defined(),
+    user: nullableId(),
     entries: yup.array(bookEntrySchema).required().meta({ description: 'In date, journal and number order.' }),
     journals: yup
       .array(

@@ -3,7 +3,7 @@ import { provisionalOf } from '../../../activities/accounts/financial-statements
 import type { PackWithFiles } from '../../../activities/accounts/reporting-packs.queries';
 import { reportingPackVersionWorkflowId } from '../../../workflows/identities';
 import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
-import { provisionalResponse, timestampResponse } from '../common.schemas';
+import { provisionalResponse, timestampResponse, nullableId } from '../common.schemas';
 import { monthRunFields } from '../enterprise/month-ends.schemas';
 
 /** Representations of the reporting packs and of their files. */
@@ -28,12 +28,7 @@ export const packSchema = yup
   .object({
     ...monthRunFields,
     status: yup.string().oneOf(['running', 'stored', 'failed']).required(),
-    requested_by: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'Who asked for it; null when the month end made it.' }),
+    requested_by: nullableId('Who asked for it; null when the month end made it.'),
     requested_at: timestampResponse(),
     generated_at: timestampResponse().nullable(),
     failure: yup.string().nullable().defined(),
@@ -41,12 +36,7 @@ export const packSchema = yup
     version: yup.number().integer().required().meta({
       description: "1 for the month's first pack; a reissue is the next version, and every version stays as stored.",
     }),
-    supersedes: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The version this one reissues; null for version 1.' }),
+    supersedes: nullableId('The version this one reissues; null for version 1.'),
     reissue_reason: yup.string().nullable().defined(),
     ...provisionalResponse,
     differences: yup

@@ -6,7 +6,7 @@ import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
 import { chartParams, reportBranchFilter } from '../report-query';
 import { bookReaders } from '../accounting/accounting.queries';
-import { dateResponse, isoDate, provisionalResponse } from '../common.schemas';
+import { dateResponse, isoDate, provisionalResponse, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 import { accountLoaders } from './accounts.queries';
 import { statementScope } from './ledger-access';
@@ -26,7 +26,7 @@ const supplierBalanceSchema = yup.object({
 const supplierBalancesSchema = yup
   .object({
     date: dateResponse(),
-    branch: yup.string().uuid().nullable().defined(),
+    branch: nullableId(),
     ...provisionalResponse,
     suppliers: yup.array(supplierBalanceSchema).required(),
     totals: yup

@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import type { RequestRow } from '../../../activities/approvals/approval-requests.queries';
 import { roles } from '../../../domain/access';
 import { approvalOperations } from '../../../domain/approvals/policy';
-import { timestampResponse } from '../common.schemas';
+import { timestampResponse, nullableId } from '../common.schemas';
 
 /** Representations of four-eyes requests. */
 
@@ -12,7 +12,7 @@ export const approvalRequestSchema = yup
   .object({
     id: yup.string().uuid().required(),
     enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().nullable().defined(),
+    branch: nullableId(),
     operation: yup.string().oneOf(approvalOperations).required(),
     summary: yup.string().required(),
     payload: yup
@@ -25,7 +25,7 @@ export const approvalRequestSchema = yup
       .array(yup.string().oneOf(roles).required())
       .required()
       .meta({ description: "The second person holds one of these at the request's enterprise (or branch)." }),
-    decided_by: yup.string().uuid().nullable().defined(),
+    decided_by: nullableId(),
     reason: yup.string().nullable().defined(),
     failure: yup
       .object({ code: yup.string().required(), message: yup.string().required() })

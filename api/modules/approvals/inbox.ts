@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import { inboxKinds, type Approver } from '../../../activities/approvals/inbox.queries';
 import type { Role } from '../../../domain/access';
 import type { Principal } from '../../auth/principal';
-import { timestampResponse } from '../common.schemas';
+import { timestampResponse, nullableId } from '../common.schemas';
 import { tellers } from '../money.schemas';
 
 /** The approver's inbox (`GET /api/v1/approvals/pending/`, its reads in activities/approvals/inbox.queries.ts). */
@@ -12,7 +12,7 @@ export const inboxItemSchema = yup
     kind: yup.string().oneOf(inboxKinds).required(),
     id: yup.string().uuid().required(),
     enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().nullable().defined(),
+    branch: nullableId(),
     summary: yup.string().required(),
     decision: yup.string().required().meta({
       description:

@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import type { AuditEventRow } from '../../../activities/audit/audit-events.queries';
 import type { ReportDocument } from '../../../domain/accounts/report-document';
-import { timestampResponse } from '../common.schemas';
+import { timestampResponse, nullableId } from '../common.schemas';
 
 export const auditEventSchema = yup
   .object({
@@ -14,7 +14,7 @@ export const auditEventSchema = yup
       .meta({ description: 'Who acted; null for the system (a schedule, a workflow step).' }),
     kind: yup.string().required().meta({ description: 'What was done, e.g. `user.create`, `loan.write_off`.' }),
     resource: yup.object({ type: yup.string().required(), id: yup.string().nullable().defined() }).required(),
-    enterprise: yup.string().uuid().nullable().defined(),
+    enterprise: nullableId(),
     address: yup
       .string()
       .nullable()

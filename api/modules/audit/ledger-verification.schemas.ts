@@ -5,6 +5,7 @@ import {
   type CheckedChain,
   type MonthTotalGap,
 } from '../../../activities/audit/ledger-verification.queries';
+import { nullableId } from '../common.schemas';
 
 const rowNames: Record<Chain, { one: string; many: string }> = {
   journal_entries: { one: 'Journal entry', many: 'journal entries' },
@@ -138,7 +139,7 @@ export const monthTotalsSchema = yup
     first_gap: yup
       .object({
         month: yup.string().required().meta({ description: 'YYYY-MM' }),
-        branch: yup.string().uuid().nullable().defined(),
+        branch: nullableId(),
         account: yup.string().defined(),
       })
       .nullable()

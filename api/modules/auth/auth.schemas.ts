@@ -3,7 +3,7 @@ import { roles } from '../../../domain/access';
 import { passwordLengthMax } from '../../../domain/password-policy';
 import type { RoleGrant } from '../../../db/models/role-grant.model';
 import type { User } from '../../../db/models/user.model';
-import { timestampResponse } from '../common.schemas';
+import { timestampResponse, nullableId } from '../common.schemas';
 import { approvalRequestSchema } from '../approvals/approval-requests.schemas';
 
 export const usernameSchema = yup
@@ -21,13 +21,8 @@ export const grantSchema = yup
     id: yup.string().uuid().required(),
     user: yup.string().uuid().required(),
     role: yup.string().oneOf(roles).required(),
-    enterprise: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'null: every enterprise (platform administrator).' }),
-    branch: yup.string().uuid().nullable().defined().meta({ description: 'null: the whole enterprise.' }),
+    enterprise: nullableId('null: every enterprise (platform administrator).'),
+    branch: nullableId('null: the whole enterprise.'),
     granted_at: timestampResponse(),
   })
   .meta({ component: 'RoleGrant' });

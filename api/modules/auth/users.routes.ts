@@ -22,6 +22,7 @@ import {
   usernameSchema,
   userSchema,
 } from './auth.schemas';
+import { nullableId } from '../common.schemas';
 
 const userIdParams = yup.object({ id: yup.string().uuid().required() });
 
@@ -70,7 +71,7 @@ async function userWithGrants(knex: Knex, principal: Principal, userId: string) 
 
 const grantBody = {
   role: yup.string().oneOf(roles).required(),
-  enterprise: yup.string().uuid().nullable().defined(),
+  enterprise: nullableId(),
   branch: yup.string().uuid().nullable().default(null),
 };
 

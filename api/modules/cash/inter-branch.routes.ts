@@ -17,7 +17,7 @@ import type { RouteDeps } from '../../deps';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { scopeToEitherBranch, seesEitherBranch, whereEither } from '../enterprise-scope';
 import { entryOf } from '../events/events.queries';
 import { amount, moneyResponse, tellers } from '../money.schemas';
@@ -44,18 +44,8 @@ const operationSchema = yup
     amount: moneyResponse(),
     reference: yup.string().defined(),
     business_date: dateResponse(),
-    cash_entry: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: "The entry of the counter's branch: the cash against 45200." }),
-    account_entry: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: "The entry of the account's branch: the member's deposits against 45200." }),
+    cash_entry: nullableId("The entry of the counter's branch: the cash against 45200."),
+    account_entry: nullableId("The entry of the account's branch: the member's deposits against 45200."),
     recorded_by: uuid().meta({ description: 'The cashier (the maker).' }),
     created_at: timestampResponse(),
   })

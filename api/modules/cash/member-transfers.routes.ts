@@ -8,7 +8,7 @@ import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { scopeToEitherBranch, seesEitherBranch, whereEither } from '../enterprise-scope';
 import { entryOf } from '../events/events.queries';
 import { amount, moneyResponse, tellers } from '../money.schemas';
@@ -33,18 +33,8 @@ const transferSchema = yup
       description:
         'true: each branch posted its part through 45200 (liaison between branches); false: both parts through 459.',
     }),
-    debit_entry: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: "The entry of the giving account's branch (null: its rule is inactive)." }),
-    credit_entry: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: "The entry of the receiving account's branch." }),
+    debit_entry: nullableId("The entry of the giving account's branch (null: its rule is inactive)."),
+    credit_entry: nullableId("The entry of the receiving account's branch."),
     recorded_by: uuid().meta({ description: 'The maker.' }),
     created_at: timestampResponse(),
   })

@@ -14,7 +14,7 @@ import { CompteClient } from '../../../db/models/compte-client.model';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { visibleRows } from '../list-rows';
 import { amount, moneyResponse, tellers } from '../money.schemas';
 import { refreshStandingOrderSchedule } from './standing-orders.temporal';
@@ -31,18 +31,8 @@ const standingOrderSchema = yup
     enterprise: uuid(),
     branch: uuid().meta({ description: "The giving account's branch." }),
     from_account: uuid(),
-    to_account: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: "The member account credited; null for a loan's repayment." }),
-    to_loan: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The loan repaid from from_account (channel account); null for a transfer.' }),
+    to_account: nullableId("The member account credited; null for a loan's repayment."),
+    to_loan: nullableId('The loan repaid from from_account (channel account); null for a transfer.'),
     amount: moneyResponse(),
     reference: yup.string().defined(),
     frequency: yup
@@ -75,13 +65,8 @@ const runSchema = yup
       .required(),
     attempts: yup.number().integer().required(),
     last_attempt_on: dateResponse(),
-    transfer: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The transfer made (done, to an account).' }),
-    repayment: yup.string().uuid().nullable().defined().meta({ description: 'The repayment made (done, to a loan).' }),
+    transfer: nullableId('The transfer made (done, to an account).'),
+    repayment: nullableId('The repayment made (done, to a loan).'),
     refusal_code: yup
       .string()
       .nullable()

@@ -8,7 +8,7 @@ import type { RouteDeps } from '../../deps';
 import { answerReport, formatParameter, type ReportFormat } from '../../report-download';
 import { defineRoute } from '../../route';
 import type { AppContext } from '../../context';
-import { dateResponse, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 import { serializeSession, tillSessionLoader, tillSessionSchema } from './till-sessions.routes';
 import { tillReaders } from './tills.routes';
@@ -23,7 +23,7 @@ const lineSchema = yup.object({
   amount: moneyResponse().meta({
     description: 'What the line moved in the till: positive cash in, negative cash out.',
   }),
-  actor: yup.string().uuid().nullable().defined(),
+  actor: nullableId(),
 });
 
 const tillJournalSchema = yup

@@ -5,7 +5,7 @@ import { denominationNames, denominations, type CashCount } from '../../../domai
 import { formatAmount, Money } from '../../../domain/money';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { visibleRows } from '../list-rows';
 import { moneyResponse, tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
@@ -76,12 +76,7 @@ export const tillSessionSchema = yup
     opening_difference: moneyResponse().meta({
       description: 'Counted less book: negative a shortage (posted to 4631), positive an excess (to 4632).',
     }),
-    opening_entry: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The entry of the opening difference; null: none.' }),
+    opening_entry: nullableId('The entry of the opening difference; null: none.'),
     closing_count: countResponse().nullable().defined().default(null),
     closing_total: moneyResponse().nullable().defined(),
     closing_book_balance: moneyResponse()
@@ -92,10 +87,10 @@ export const tillSessionSchema = yup
       .nullable()
       .defined()
       .meta({ description: 'Counted less book at the close: negative a shortage (4631), positive an excess (4632).' }),
-    closing_entry: yup.string().uuid().nullable().defined(),
+    closing_entry: nullableId(),
     opened_at: timestampResponse(),
     closed_at: timestampResponse().nullable().defined(),
-    closed_by: yup.string().uuid().nullable().defined(),
+    closed_by: nullableId(),
   })
   .meta({ component: 'TillSession' });
 

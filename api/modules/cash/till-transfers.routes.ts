@@ -14,7 +14,7 @@ import { NotFoundError } from '../../../domain/errors';
 import { tillTransferKinds, transitAccount, type TillTransferKind } from '../../../domain/cash/till-transfers';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { visibleRows } from '../list-rows';
 import { amount, moneyResponse, tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
@@ -60,16 +60,11 @@ const tillTransferSchema = yup
       .required()
       .meta({ description: `The entry of the giver's account to ${transitAccount}.` }),
     received_count: countResponse().nullable().defined().default(null),
-    decided_by: yup.string().uuid().nullable().defined(),
+    decided_by: nullableId(),
     decided_at: timestampResponse().nullable().defined(),
-    decision_entry: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({
-        description: `The entry from ${transitAccount} to the receiver (confirmed) or back to the giver (cancelled).`,
-      }),
+    decision_entry: nullableId(
+      `The entry from ${transitAccount} to the receiver (confirmed) or back to the giver (cancelled).`,
+    ),
     created_at: timestampResponse(),
   })
   .meta({ component: 'TillTransfer' });

@@ -5,7 +5,7 @@ import { overCashLimit } from '../../../domain/cash/till-transfers';
 import { tillsParentAccount, vaultAccount } from '../../../domain/cash/tills';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
-import { codeSchema, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+import { codeSchema, enterpriseFilter, idParams, timestampResponse, nullableId } from '../common.schemas';
 import { visibleRows } from '../list-rows';
 import { amountOrZeroSchema, moneyResponse } from '../money.schemas';
 import { Money } from '../../../domain/money';
@@ -33,12 +33,7 @@ const tillSchema = yup
       }),
     account: yup.string().required().meta({ example: '5712001' }),
     cash_limit: moneyResponse().nullable().defined().meta({ description: 'null: no limit set.' }),
-    cashier: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The cashier the till is assigned to; null: none (always for a vault).' }),
+    cashier: nullableId('The cashier the till is assigned to; null: none (always for a vault).'),
     is_active: yup.boolean().required(),
     balance: moneyResponse().meta({
       description: "The book balance: debits less credits of its account in its branch's entries.",

@@ -9,7 +9,7 @@ import type { CashCount } from '../../../domain/cash/till-counts';
 import { formatAmount, Money } from '../../../domain/money';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute, type Loader } from '../../route';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { visibleRows } from '../list-rows';
 import { moneyResponse } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
@@ -30,15 +30,10 @@ const vaultCountSchema = yup
     difference: moneyResponse().meta({
       description: 'Counted less book: negative a shortage (posted to 4631), positive an excess (to 4632).',
     }),
-    difference_entry: yup.string().uuid().nullable().defined().meta({
-      description: 'The entry of the difference; null: none. Settled through /api/v1/cash/difference-settlements/.',
-    }),
-    settlement: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: "The difference's settlement; null: none yet (or no difference)." }),
+    difference_entry: nullableId(
+      'The entry of the difference; null: none. Settled through /api/v1/cash/difference-settlements/.',
+    ),
+    settlement: nullableId("The difference's settlement; null: none yet (or no difference)."),
     counted_by: yup.string().uuid().required(),
     created_at: timestampResponse(),
   })

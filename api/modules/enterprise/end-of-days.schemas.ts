@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import type { EndOfDayStepRow } from '../../../activities/enterprise/end-of-day.activity';
 import type { EndOfDayRunDetail } from '../../../activities/enterprise/end-of-days.queries';
 import { endOfDayWorkflowId } from '../../../workflows/identities';
-import { dateResponse, timestampResponse } from '../common.schemas';
+import { dateResponse, timestampResponse, nullableId } from '../common.schemas';
 
 export const runStatuses = ['running', 'done', 'failed'] as const;
 
@@ -41,15 +41,10 @@ export const runSchema = yup
       .meta({ description: 'The business date after it, once moved: from then the day is closed.' }),
     status: yup.string().oneOf(runStatuses).required(),
     trigger: yup.string().oneOf(['api', 'schedule']).required(),
-    started_by: yup.string().uuid().nullable().defined(),
+    started_by: nullableId(),
     failure: yup.string().nullable().defined(),
-    provisioning_run: yup.string().uuid().nullable().defined(),
-    month_end: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: "The month end it started, on a month's last day." }),
+    provisioning_run: nullableId(),
+    month_end: nullableId("The month end it started, on a month's last day."),
     workflow_id: yup.string().required(),
     started_at: timestampResponse(),
     finished_at: timestampResponse().nullable(),

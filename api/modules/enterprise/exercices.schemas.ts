@@ -5,7 +5,7 @@ import type { ExerciceComptable } from '../../../db/models/exercice-comptable.mo
 import { yearEndClosingWorkflowId } from '../../../workflows/identities';
 import { visibleBranches } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import { dateResponse, timestampResponse } from '../common.schemas';
+import { dateResponse, timestampResponse, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
 export const exerciceSchema = yup
@@ -17,7 +17,7 @@ export const exerciceSchema = yup
     end_date: dateResponse(),
     status: yup.string().oneOf(['open', 'closed']).required(),
     closed_at: timestampResponse().nullable(),
-    closed_by: yup.string().uuid().nullable().defined(),
+    closed_by: nullableId(),
     closing: yup
       .object({
         id: yup.string().uuid().required(),

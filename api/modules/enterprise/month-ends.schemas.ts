@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import type { MonthEndRunDetail, MonthEndStepDetail } from '../../../activities/enterprise/month-ends.queries';
 import type { MonthEndStepResult } from '../../../domain/enterprise/month-end-step';
 import { monthEndWorkflowId } from '../../../workflows/identities';
-import { dateResponse, timestampResponse } from '../common.schemas';
+import { dateResponse, timestampResponse, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 import { chainAnchorSchema } from '../audit/ledger-verification.schemas';
 
@@ -35,8 +35,8 @@ const stepSchema = yup
               .required()
               .meta({ description: 'The chart account (PCEMF code) the amount went to.' }),
             amount: moneyResponse().meta({ description: 'Positive: debited on the account; negative: credited.' }),
-            loan: yup.string().uuid().nullable().defined(),
-            compte_client: yup.string().uuid().nullable().defined(),
+            loan: nullableId(),
+            compte_client: nullableId(),
           })
           .meta({ component: 'MonthEndStepLine' }),
       )
@@ -64,7 +64,7 @@ export const runSchema = yup
           "api: started by `started_by`; schedule: by the enterprise's Schedule " +
           "`month-end-{enterprise}`; end_of_day: by the end of day of the month's last day.",
       }),
-    started_by: yup.string().uuid().nullable().defined(),
+    started_by: nullableId(),
     failure: yup.string().nullable().defined(),
     workflow_id: yup.string().required(),
     started_at: timestampResponse(),

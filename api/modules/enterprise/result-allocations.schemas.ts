@@ -2,7 +2,7 @@ import * as yup from 'yup';
 import type { PolicyView } from '../../../activities/enterprise/result-allocation-policy.activity';
 import type { AllocationDetail } from '../../../activities/enterprise/result-allocations.queries';
 import { formatAmount } from '../../../domain/money';
-import { dateResponse, timestampResponse } from '../common.schemas';
+import { dateResponse, timestampResponse, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
 export const allocationSchema = yup
@@ -25,10 +25,10 @@ export const allocationSchema = yup
       .array(yup.string().uuid().required())
       .required()
       .meta({ description: 'The journal entries posted, one per branch holding part of the result.' }),
-    allocated_by: yup.string().uuid().nullable().defined(),
+    allocated_by: nullableId(),
     created_at: timestampResponse(),
     cancelled_at: timestampResponse().nullable(),
-    cancelled_by: yup.string().uuid().nullable().defined(),
+    cancelled_by: nullableId(),
     cancel_reason: yup.string().nullable().defined(),
   })
   .meta({ component: 'ResultAllocation' });
@@ -61,7 +61,7 @@ export const policySchema = yup
           'nothing to members while losses remain (default true).',
       }),
     updated_at: timestampResponse().nullable(),
-    updated_by: yup.string().uuid().nullable().defined(),
+    updated_by: nullableId(),
   })
   .meta({ component: 'ResultAllocationPolicy' });
 

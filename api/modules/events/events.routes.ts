@@ -9,7 +9,7 @@ import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
 import { bookScopeFields } from '../book-scope';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { scopeToVisible } from '../enterprise-scope';
 import { ledgerLines } from '../../../activities/accounts/ledger.queries';
 import { journalEntrySchema } from '../accounts/ledger.schemas';
@@ -54,23 +54,13 @@ const businessEventFields = {
     description: 'What the event is about, a JSON object whose keys depend on the kind (loan, subscription, channel…).',
   }),
   business_date: dateResponse(),
-  actor: yup
-    .string()
-    .uuid()
-    .nullable()
-    .defined()
-    .meta({ description: 'null for an event of the system (a provisioning run).' }),
+  actor: nullableId('null for an event of the system (a provisioning run).'),
   idempotency_key: yup
     .string()
     .required()
     .meta({ description: 'The key that makes the operation that recorded it idempotent.' }),
   recorded_at: timestampResponse(),
-  journal_entry: yup
-    .string()
-    .uuid()
-    .nullable()
-    .defined()
-    .meta({ description: 'The entry it produced (not its reversals); null when the rule of its kind was inactive.' }),
+  journal_entry: nullableId('The entry it produced (not its reversals); null when the rule of its kind was inactive.'),
 };
 
 const businessEventSchema = yup.object(businessEventFields).meta({ component: 'BusinessEvent' });
@@ -159,7 +149,7 @@ const ruleConfigSchema = yup
       .meta({ description: 'An inactive rule posts nothing: its events stay not posted.' }),
     reason: yup.string().defined(),
     created_at: timestampResponse(),
-    created_by: yup.string().uuid().nullable().defined().meta({ description: 'null for the default rules.' }),
+    created_by: nullableId('null for the default rules.'),
   })
   .meta({ component: 'RuleConfig' });
 

@@ -6,7 +6,7 @@ import { coverOf, guaranteeKinds } from '../../../domain/loans/provisioning';
 import { formatAmount } from '../../../domain/money';
 import { answerReport } from '../../report-download';
 import { defineRoute } from '../../route';
-import { dateResponse } from '../common.schemas';
+import { dateResponse, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 import { branchesOf, registerQuery } from './arrears-statement.routes';
 
@@ -20,7 +20,7 @@ const covers = ['cash', 'eligible', 'none'] as const;
 const collateralRegisterSchema = yup
   .object({
     enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().nullable().defined(),
+    branch: nullableId(),
     date: dateResponse(),
     by_kind: yup
       .array(
@@ -48,9 +48,9 @@ const collateralRegisterSchema = yup
           value: moneyResponse(),
           valuation_date: dateResponse(),
           document_reference: yup.string().defined(),
-          guarantor: yup.string().uuid().nullable().defined(),
+          guarantor: nullableId(),
           guarantor_name: yup.string().nullable().defined(),
-          account: yup.string().uuid().nullable().defined(),
+          account: nullableId(),
           countable_value: moneyResponse(),
         }),
       )

@@ -17,7 +17,7 @@ import { AppError } from '../../../domain/errors';
 import { requireRole } from '../../auth/access';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { visibleRows } from '../list-rows';
 import { amount, moneyResponse } from '../money.schemas';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
@@ -31,34 +31,18 @@ const loanGuaranteeSchema = yup
     id: yup.string().uuid().required(),
     enterprise: yup.string().uuid().required(),
     branch: yup.string().uuid().required().meta({ description: "Its loan's or application's branch." }),
-    application: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The application it was attached to, if any (it passes to the loan at final approval).' }),
-    loan: yup.string().uuid().nullable().defined(),
+    application: nullableId('The application it was attached to, if any (it passes to the loan at final approval).'),
+    loan: nullableId(),
     kind: yup.string().oneOf(guaranteeKinds).required(),
     value: moneyResponse(),
     start_date: dateResponse(),
     end_date: dateResponse().nullable().meta({ description: 'Released or expired on; null while it runs.' }),
     description: yup.string().defined(),
-    account: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({
-        description:
-          "A pledged deposit: the member account its value is held on; a guarantor's " +
-          "guarantee: the guarantor's account held up to the amount guaranteed, if any.",
-      }),
-    guarantor: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'A personal guarantee: the guarantor member (null: one named in the description only).' }),
+    account: nullableId(
+      "A pledged deposit: the member account its value is held on; a guarantor's " +
+        "guarantee: the guarantor's account held up to the amount guaranteed, if any.",
+    ),
+    guarantor: nullableId('A personal guarantee: the guarantor member (null: one named in the description only).'),
     valuation_date: dateResponse().meta({ description: 'When the value was last assessed.' }),
     document_reference: yup
       .string()

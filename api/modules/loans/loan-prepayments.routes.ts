@@ -18,7 +18,7 @@ import { reportHeading } from '../../../activities/accounts/statement-documents'
 import { answerReport, formatParameter } from '../../report-download';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
-import { dateResponse, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { memberLoaders } from '../members/members.queries';
 import { moneyResponse, tellers } from '../money.schemas';
 import { loanLoaders, visibleLoanMoney } from './loans.queries';
@@ -126,7 +126,7 @@ const scheduleVersionSchema = yup
       .array(versionInstallmentSchema)
       .required()
       .meta({ description: 'Every installment of the version as made, those kept from the previous one included.' }),
-    created_by: yup.string().uuid().nullable().defined(),
+    created_by: nullableId(),
     created_at: timestampResponse(),
   })
   .meta({ component: 'ScheduleVersion' });

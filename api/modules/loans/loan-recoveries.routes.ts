@@ -6,7 +6,7 @@ import {
 } from '../../../activities/loans/loan-recoveries.activity';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
 import { defineRoute } from '../../route';
-import { dateResponse, idParams, timestampResponse } from '../common.schemas';
+import { dateResponse, idParams, timestampResponse, nullableId } from '../common.schemas';
 import { memberLoaders } from '../members/members.queries';
 import { tellers } from '../money.schemas';
 import { postingRefusals } from '../refusal-lists';
@@ -21,7 +21,7 @@ const loanRecoverySchema = yup
       .string()
       .oneOf(['cash', 'account'] as const)
       .required(),
-    account: yup.string().uuid().nullable().defined(),
+    account: nullableId(),
     reference: yup.string().defined(),
     business_date: dateResponse(),
     event: yup

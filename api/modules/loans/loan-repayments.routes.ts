@@ -6,7 +6,7 @@ import {
 } from '../../../activities/loans/loan-repayments.activity';
 import { listQuerySchema, pageSchema, paginateRows } from '../../pagination';
 import { defineRoute } from '../../route';
-import { dateResponse, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { memberLoaders } from '../members/members.queries';
 import { accountForChannel, amount, moneyResponse, tellers } from '../money.schemas';
 import { loanMoneyFields, loanMoneyFilters, loanMoneyOf } from './loan-money.schemas';
@@ -39,7 +39,7 @@ export const loanRepaymentSchema = yup
       .oneOf(['cash', 'account', 'share_refund'] as const)
       .required()
       .meta({ description: 'share_refund: taken from a share refund owed to the member.' }),
-    account: yup.string().uuid().nullable().defined(),
+    account: nullableId(),
     reference: yup.string().defined(),
     business_date: dateResponse(),
     allocations: yup

@@ -20,7 +20,7 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute, type Loader } from '../../route';
 import type { RequestRow } from '../../../activities/approvals/approval-requests.queries';
 import { decideRequest, fourEyesRefusals, fourEyesRoute, rolesAt, runOrRequest } from '../approvals/four-eyes';
-import { dateResponse, enterpriseFilter, idParams, rateSchema, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, rateSchema, timestampResponse, nullableId } from '../common.schemas';
 import { branchesOf, registerQuery } from './arrears-statement.routes';
 import { visibleRows } from '../list-rows';
 import { moneyResponse } from '../money.schemas';
@@ -57,16 +57,11 @@ const restructuringSchema = yup
     reason: yup.string().required(),
     requested_by: yup.string().uuid().required(),
     requested_at: timestampResponse(),
-    approval_request: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'Its four-eyes request (`loan.restructure`).' }),
+    approval_request: nullableId('Its four-eyes request (`loan.restructure`).'),
     approver_roles: yup.array(yup.string().oneOf(roles).required()).required().meta({
       description: 'R-2017/07 Art. 13: the steps above the one that granted the loan (direction stays direction).',
     }),
-    decided_by: yup.string().uuid().nullable().defined(),
+    decided_by: nullableId(),
     decision_reason: yup.string().nullable().defined(),
     number: yup
       .number()
@@ -133,7 +128,7 @@ function serializeRestructuring(row: RestructuringRow) {
 const registerSchema = yup
   .object({
     enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().nullable().defined(),
+    branch: nullableId(),
     date: dateResponse(),
     loans: yup
       .array(

@@ -12,7 +12,7 @@ import { defineRoute } from '../../route';
 import { memberLoaders } from '../members/members.queries';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { accountForChannel, moneyResponse, tellers } from '../money.schemas';
-import { dateResponse, enterpriseFilter, idParams, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, timestampResponse, nullableId } from '../common.schemas';
 import { visibleRows } from '../list-rows';
 import { loanLoaders } from './loans.queries';
 import { postingRefusals } from '../refusal-lists';
@@ -27,15 +27,8 @@ export const loanSchema = yup
   .object({
     ...memberRecordFields,
     product: yup.string().uuid().required(),
-    application: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The application it was granted on; null for a loan brought in by a go-live import.' }),
-    import: yup.string().uuid().nullable().defined().meta({
-      description: 'The go-live import that brought it in (docs/domain.md §15.2); null for a loan granted here.',
-    }),
+    application: nullableId('The application it was granted on; null for a loan brought in by a go-live import.'),
+    import: nullableId('The go-live import that brought it in (docs/domain.md §15.2); null for a loan granted here.'),
     number: yup.string().required(),
     principal: moneyResponse(),
     fees: moneyResponse(),
@@ -81,7 +74,7 @@ export const loanSchema = yup
       .oneOf(['account', 'cash'] as const)
       .nullable()
       .defined(),
-    disbursement_account: yup.string().uuid().nullable().defined(),
+    disbursement_account: nullableId(),
     outstanding_principal: moneyResponse(),
     closed_on: dateResponse().nullable(),
     classification: yup.string().oneOf(classifications).required(),

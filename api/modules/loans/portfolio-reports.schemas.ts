@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { ladderPeriods, parThresholds } from '../../../domain/loans/portfolio-reports';
-import { dateResponse } from '../common.schemas';
+import { dateResponse, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 
 const ratio = () =>
@@ -46,9 +46,9 @@ const parGroup = yup
 export const portfolioAtRiskSchema = yup
   .object({
     enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().nullable().defined(),
-    product: yup.string().uuid().nullable().defined(),
-    officer: yup.string().uuid().nullable().defined(),
+    branch: nullableId(),
+    product: nullableId(),
+    officer: nullableId(),
     date: dateResponse(),
     total: yup.object(parFigures).required().meta({ component: 'ParFigures' }),
     by_product: yup.array(parGroup).required(),
@@ -75,7 +75,7 @@ const officerFigures = {
 export const officerPortfoliosSchema = yup
   .object({
     enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().nullable().defined(),
+    branch: nullableId(),
     from: dateResponse(),
     to: dateResponse(),
     officers: yup
@@ -98,7 +98,7 @@ export const officerPortfoliosSchema = yup
 export const maturityLadderSchema = yup
   .object({
     enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().nullable().defined(),
+    branch: nullableId(),
     date: dateResponse(),
     past_due: moneyResponse().meta({ description: 'Principal due on or before the date and unpaid at it.' }),
     periods: yup

@@ -13,7 +13,7 @@ import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../p
 import { defineRoute } from '../../route';
 import { requestOrigin } from '../../context';
 import { startWorkflowFor } from '../../workflow-start';
-import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse } from '../common.schemas';
+import { dateResponse, enterpriseFilter, idParams, isoDate, timestampResponse, nullableId } from '../common.schemas';
 import { scopeToVisible, scopeToWholeEnterprises } from '../enterprise-scope';
 import { visibleRows } from '../list-rows';
 import { classifications } from './loans.routes';
@@ -117,7 +117,7 @@ const provisioningRunSchema = yup
       .required()
       .meta({ description: 'schedule: the daily Schedule; api: on request.' }),
     status: yup.string().oneOf(runStatuses).required(),
-    requested_by: yup.string().uuid().nullable().defined().meta({ description: 'null for a scheduled run.' }),
+    requested_by: nullableId('null for a scheduled run.'),
     loans_processed: yup.number().integer().required(),
     provisions_changed: yup.number().integer().required(),
     loans_reclassified: yup.number().integer().required(),

@@ -7,7 +7,7 @@ import { writeOffCandidatesDocument, writeOffRegisterDocument } from '../../../d
 import { formatAmount, Money } from '../../../domain/money';
 import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
-import { dateResponse, isoDate } from '../common.schemas';
+import { dateResponse, isoDate, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 import { branchesOf } from './arrears-statement.routes';
 
@@ -46,7 +46,7 @@ const candidateSchema = yup
 const candidatesSchema = yup
   .object({
     enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().nullable().defined(),
+    branch: nullableId(),
     date: dateResponse(),
     loans: yup.array(candidateSchema).required(),
     outstanding_principal: moneyResponse().meta({ description: "The loans' outstanding principal, summed." }),
@@ -59,16 +59,11 @@ const writtenOffSchema = yup
     ...loanFields,
     written_off_on: dateResponse(),
     written_off_amount: moneyResponse(),
-    proposed_by: yup.string().uuid().nullable().defined().meta({ description: "The write-off's maker." }),
+    proposed_by: nullableId("The write-off's maker."),
     proposed_by_name: yup.string().nullable().defined(),
-    approved_by: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({ description: 'The checker of its four-eyes request; null when the policy let one person write it off.' }),
+    approved_by: nullableId('The checker of its four-eyes request; null when the policy let one person write it off.'),
     approved_by_name: yup.string().nullable().defined(),
-    approval_request: yup.string().uuid().nullable().defined(),
+    approval_request: nullableId(),
     related_party_approval: yup.string().defined().meta({
       description: "The recorded approval a related party's write-off needs (R-2017/07 Art. 26); '' otherwise.",
     }),
@@ -80,7 +75,7 @@ const writtenOffSchema = yup
 const registerSchema = yup
   .object({
     enterprise: yup.string().uuid().required(),
-    branch: yup.string().uuid().nullable().defined(),
+    branch: nullableId(),
     from: dateResponse(),
     to: dateResponse(),
     loans: yup.array(writtenOffSchema).required(),

@@ -3,7 +3,7 @@ import type { EarlyClosureRow } from '../../../activities/members/early-closure.
 import type { AccountWithHolds } from '../../../activities/members/member-accounts.queries';
 import { availableBalance } from '../../../domain/members/overdraft';
 import { formatAmount, Money } from '../../../domain/money';
-import { dateResponse, timestampResponse } from '../common.schemas';
+import { dateResponse, timestampResponse, nullableId } from '../common.schemas';
 import { movementFields } from '../accounts/ledger.schemas';
 import { moneyResponse } from '../money.schemas';
 
@@ -93,19 +93,11 @@ export const statementLineSchema = yup
       description:
         "The business event's kind; import.opening_balance for an imported account's balance at the cut-over.",
     }),
-    event: yup.string().uuid().nullable().defined().meta({
-      description: 'The business event; null on the opening balance (the import posts no event per account).',
-    }),
-    journal_entry: yup
-      .string()
-      .uuid()
-      .nullable()
-      .defined()
-      .meta({
-        description:
-          "The entry; for the opening balance, its branch's opening entry " +
-          "(null when that branch's opening entry has no line).",
-      }),
+    event: nullableId('The business event; null on the opening balance (the import posts no event per account).'),
+    journal_entry: nullableId(
+      "The entry; for the opening balance, its branch's opening entry " +
+        "(null when that branch's opening entry has no line).",
+    ),
     description: yup.string().defined(),
     ...movementFields,
   })

@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import type { PaymentRow, SubscriptionWithPayments } from '../../../activities/shares/share-subscriptions.queries';
 import { moneyResponse } from '../money.schemas';
-import { dateResponse, timestampResponse } from '../common.schemas';
+import { dateResponse, timestampResponse, nullableId } from '../common.schemas';
 import { memberRecordFields } from '../members/member-records.schemas';
 
 export const paymentSchema = yup
@@ -12,7 +12,7 @@ export const paymentSchema = yup
     number: yup.string().required().meta({ example: 'PAY-2026-000001' }),
     amount: moneyResponse(),
     channel: yup.string().oneOf(['cash', 'account']).required(),
-    account: yup.string().uuid().nullable().defined(),
+    account: nullableId(),
     reference: yup.string().defined(),
     business_date: dateResponse(),
     unpaid_after: moneyResponse(),

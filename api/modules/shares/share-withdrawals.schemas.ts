@@ -1,6 +1,6 @@
 import * as yup from 'yup';
 import { withdrawalStatuses, type ShareWithdrawal } from '../../../db/models/share-withdrawal.model';
-import { dateResponse, timestampResponse } from '../common.schemas';
+import { dateResponse, timestampResponse, nullableId } from '../common.schemas';
 import { moneyResponse } from '../money.schemas';
 import { memberRecordFields } from '../members/member-records.schemas';
 
@@ -22,7 +22,7 @@ export const withdrawalSchema = yup
     effective_on_planned: yup.string().required(),
     requested_by: yup.string().uuid().required(),
     cancelled_at: timestampResponse().nullable(),
-    cancelled_by: yup.string().uuid().nullable().defined(),
+    cancelled_by: nullableId(),
     effective_on: dateResponse().nullable(),
     refund_owed: moneyResponse()
       .nullable()
@@ -36,13 +36,13 @@ export const withdrawalSchema = yup
     refund_overdue: yup.boolean().required().meta({ description: 'The refund was not made by its due date.' }),
     refunded_on: dateResponse().nullable(),
     refund_channel: yup.string().nullable().defined(),
-    refund_account: yup.string().uuid().nullable().defined(),
+    refund_account: nullableId(),
     offset_amount: moneyResponse()
       .nullable()
       .defined()
       .meta({ description: "Taken by the member's debts (loan repayments)." }),
     net_refund: moneyResponse().nullable().defined().meta({ description: 'Paid out to the member.' }),
-    refunded_by: yup.string().uuid().nullable().defined(),
+    refunded_by: nullableId(),
     workflow_id: yup.string().required(),
     created_at: timestampResponse(),
   })
