@@ -26,7 +26,9 @@ export async function recordDatedEvent(
   trx: Knex.Transaction,
   event: DatedEvent,
 ): Promise<{ eventId: string; entryId: string }> {
-  return (await recordDatedEvents(trx, [event]))[0]!;
+  const [draft] = await logDatedEvents(trx, [event]);
+  const [entryId] = await postLoggedEvents(trx, [draft!]);
+  return { eventId: draft!.event, entryId: entryId! };
 }
 
 /** The rule in force of each kind among the events, refused as recordDatedEvent refuses one. */
@@ -49,19 +51,6 @@ async function rulesInForce(trx: Knex.Transaction, events: readonly DatedEvent[]
   return rules;
 }
 
-/**
- * recordDatedEvent for many events at once, in three statements whatever their number: the events logged
- * (logDatedEvents), then their entries posted (postLoggedEvents). Answers each event's ids, in the events' order.
- */
-export async function recordDatedEvents(
-  trx: Knex.Transaction,
-  events: readonly DatedEvent[],
-): Promise<{ eventId: string; entryId: string }[]> {
-  const drafts = await logDatedEvents(trx, events);
-  const entryIds = await postLoggedEvents(trx, drafts);
-  return drafts.map((draft, index) => ({ eventId: draft.event, entryId: entryIds[index]! }));
-}
-
 /** An event logged, with the entry it is to post: coopbank_post_entry's arguments. */
 interface EntryDraft {
   kind: EventKind;
@@ -76,7 +65,7 @@ interface EntryDraft {
 }
 
 /**
- * The first half of recordDatedEvents: the rules in force read, the events logged in one statement and their entries
+ * recordDatedEvent for many events at once, its first half: the rules in force read, the events logged in one statement and their entries
  * drafted. A caller writing more of its own in the transaction (a month end's savings interest) posts the entries
  * last (postLoggedEvents): the journal's number, taken by the first entry, is then held only until the commit.
  */
@@ -119,7 +108,7 @@ export async function logDatedEvents(trx: Knex.Transaction, events: readonly Dat
 }
 
 /**
- * The second half of recordDatedEvents: each logged event's entry posted by coopbank_post_entry, called once per event
+ * The second half: each logged event's entry posted by coopbank_post_entry, called once per event
  * in one SELECT. Answers the entries' ids, in the events' order.
  */
 export async function postLoggedEvents(trx: Knex.Transaction, drafts: readonly EntryDraft[]): Promise<string[]> {
