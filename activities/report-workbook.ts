@@ -82,13 +82,19 @@ async function writeSheet(
     width: Math.max(widths[column.kind], column.title.length + 2),
   }));
   addHeaderBlock(worksheet, document, sheet);
+  // One style object per column, shared by its cells: ExcelJS finds a style it has seen by identity, instead of
+  // rendering each cell's own copy to look it up.
+  const plain: Partial<ExcelJS.Style> = {};
+  const styles = sheet.columns.map((column) => {
+    const numFmt = numberFormats[column.kind];
+    return numFmt === undefined ? plain : { numFmt };
+  });
   let written = 0;
   for await (const values of sheet.rows) {
     const row = worksheet.addRow(sheet.columns.map((column) => cellValue(values[column.key] ?? null, column.kind)));
-    sheet.columns.forEach((column, index) => {
-      const format = numberFormats[column.kind];
-      if (format !== undefined && typeof row.getCell(index + 1).value !== 'string')
-        row.getCell(index + 1).numFmt = format;
+    styles.forEach((style, index) => {
+      const cell = row.getCell(index + 1);
+      cell.style = typeof cell.value === 'string' ? plain : style;
     });
     row.commit();
     written += 1;

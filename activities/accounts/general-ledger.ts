@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { cursorBatches } from '../../db/cursor';
 import type { IsoDate } from '../../domain/calendar';
 import { AppError } from '../../domain/errors';
 import {
@@ -16,8 +17,8 @@ import { balanceScopeAt, linesInScope, type ScopeAt } from './year-balances';
 
 /**
  * The general ledger's reads (docs/architecture.md §10): the accounts and their openings in one grouped query,
- * then each account's movements ordered by date and line, fetched from a cursor a batch at a time, so a download
- * of a year's lines holds one batch at a time.
+ * then the movements of them all in account, date and line order, fetched from one cursor a batch at a time, so a
+ * download of a year's lines holds one batch at a time.
  */
 
 /**
@@ -74,21 +75,21 @@ function movementLines(knex: Knex, at: ScopeAt, range: LedgerRange): Knex.QueryB
     .leftJoin('branches as b', 'b.id', 's.branch_id');
 }
 
+/** A movement with the code of its account: the cursor's row. */
+type AccountMovement = LedgerMovement & { account_code: string };
+
 /**
- * An account's movements in date and posting order, through a cursor in a transaction of its own: PostgreSQL sorts
- * the account's lines once and hands them over a batch at a time. Batches that each start after the last row read
- * sorted the account's whole year again for every batch, which grew with the square of the busy account's lines.
+ * The movements of every account of the range through one cursor (db/cursor.ts), in code, date and posting order: the
+ * period's lines are sorted once, however many accounts (a cursor per account read the period's entries again for
+ * each). `of(account)` hands over an account's movements as the ledger reaches it, the accounts taken in code order;
+ * an account the ledger does not list (posted to since its accounts were read) is skipped. `close` ends the cursor
+ * when the ledger stops, read whole or not.
  */
-async function* movementBatches(
-  knex: Knex,
-  lines: Knex.QueryBuilder,
-  account: LedgerAccount,
-): AsyncGenerator<LedgerMovement> {
-  const query = lines
-    .clone()
-    .where('s.chart_entry_id', account.id)
-    .orderBy(['s.entry_date', 's.line_id'])
+function movementsByAccount(knex: Knex, lines: Knex.QueryBuilder, range: LedgerRange) {
+  const query = inRange(lines.clone(), range)
+    .orderByRaw('c.code COLLATE "C", s.entry_date, s.line_id')
     .select(
+      'c.code as account_code',
       's.entry_date',
       'e.journal_code as journal',
       knex.raw(`${printedEntryNumber} AS number`),
@@ -98,29 +99,25 @@ async function* movementBatches(
       knex.raw('s.credit::text AS credit'),
     )
     .toSQL();
-  // A savepoint when `knex` is already a transaction (the reporting pack's): the cursor is then closed by hand.
-  const trx = await knex.transaction();
-  let failed = false;
-  try {
-    // The whole cursor is read: plan for all its rows, not for a fast first tenth (PostgreSQL's default for cursors).
-    await trx.raw('SET LOCAL cursor_tuple_fraction = 1');
-    await trx.raw(`DECLARE ledger_movements NO SCROLL CURSOR FOR ${query.sql}`, query.bindings);
-    for (;;) {
-      const { rows } = (await trx.raw(`FETCH ${batchSize} FROM ledger_movements`)) as { rows: LedgerMovement[] };
-      yield* rows;
-      if (rows.length < batchSize) return;
-    }
-  } catch (error) {
-    failed = true;
-    await trx.rollback();
-    throw error;
-  } finally {
-    // Also when the reader stops early (a download cut short).
-    if (!failed) {
-      await trx.raw('CLOSE ledger_movements');
-      await trx.commit();
-    }
-  }
+  const rows = (async function* () {
+    for await (const batch of cursorBatches<AccountMovement>(knex, query, batchSize)) yield* batch.rows;
+  })();
+  let next: IteratorResult<AccountMovement> | undefined;
+  return {
+    async *of(account: LedgerAccount): AsyncGenerator<LedgerMovement> {
+      next ??= await rows.next();
+      // Codes compare as the ledger orders them (domain/accounts/general-ledger.ts): digit by digit.
+      while (next.done !== true && next.value.account_code < account.code) next = await rows.next();
+      while (next.done !== true && next.value.account_code === account.code) {
+        const { account_code: _code, ...movement } = next.value;
+        yield movement;
+        next = await rows.next();
+      }
+    },
+    close: async () => {
+      await rows.return(undefined);
+    },
+  };
 }
 
 /**
@@ -152,10 +149,13 @@ export async function generalLedgerAt(knex: Knex, scope: StatementScope, range: 
     /** A new pass over the ledger's rows at each call. */
     rows: () => ({
       async *[Symbol.asyncIterator]() {
-        const lines = movementLines(knex, at, range);
-        yield* generalLedgerRows(await ledgerAccounts(knex, at, range), (account) =>
-          movementBatches(knex, lines, account),
-        );
+        const accounts = await ledgerAccounts(knex, at, range);
+        const movements = movementsByAccount(knex, movementLines(knex, at, range), range);
+        try {
+          yield* generalLedgerRows(accounts, (account) => movements.of(account));
+        } finally {
+          await movements.close();
+        }
       },
     }),
     /** How many movements the period holds. */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { cursorBatches } from '../../db/cursor';
 import type { IsoDate } from '../../domain/calendar';
 import {
   bookEntries,
@@ -14,8 +15,7 @@ import type { ReportHeading } from './statement-documents';
 
 /**
  * The journal book's reads (docs/architecture.md §10): the entries of a period in a statement's scope, filtered
- * by journal and by the user who posted them; their lines read in batches after the last one read, as the
- * general ledger's movements are.
+ * by journal and by the user who posted them; read through a cursor, as the general ledger's movements are.
  */
 
 export interface BookFilter {
@@ -42,7 +42,7 @@ function entriesOf(knex: Knex, scope: StatementScope, filter: BookFilter): Knex.
   return entries;
 }
 
-type BookEntryRow = Omit<BookLine, 'account' | 'label' | 'debit' | 'credit'> & { position: number };
+type BookEntryRow = Omit<BookLine, 'account' | 'label' | 'debit' | 'credit'>;
 type LineRow = Pick<BookLine, 'entry' | 'account' | 'label' | 'debit' | 'credit'>;
 
 /** The lines of some entries, in posting order, by entry: one query through the lines' index on their entry. */
@@ -67,41 +67,28 @@ async function linesOf(knex: Knex, entries: readonly BookEntryRow[]): Promise<Ma
 }
 
 /**
- * The lines in date, journal and number order: the entries a batch at a time after the last one read (sorting
- * entries, not their lines), then the batch's lines by their entries.
+ * The lines in date, journal and number order: the entries sorted once and read through a cursor a batch at a time
+ * (db/cursor.ts; sorting entries, not their lines), then each batch's lines by their entries.
  */
 async function* bookLines(knex: Knex, scope: StatementScope, filter: BookFilter): AsyncGenerator<BookLine> {
   const entries = entriesOf(knex, scope, filter)
     .leftJoin('branches as b', 'b.id', 'e.branch_id')
     .leftJoin('users as u', 'u.id', 'e.created_by')
     .orderByRaw('e.entry_date, e.journal_code COLLATE "C", n.number')
-    .limit(batchSize)
     .select(
       'e.id as entry',
       'e.entry_date',
       'e.journal_code as journal',
       knex.raw(`${printedEntryNumber} AS number`),
-      'n.number as position',
       'b.code as branch',
       'u.username as user',
       'e.description',
     );
-  let after: BookEntryRow | undefined;
-  for (;;) {
-    const batch = entries.clone();
-    if (after !== undefined)
-      batch.whereRaw('(e.entry_date, e.journal_code COLLATE "C", n.number) > (?::date, ?, ?)', [
-        after.entry_date,
-        after.journal,
-        after.position,
-      ]);
-    const rows: BookEntryRow[] = await batch;
-    const lines = await linesOf(knex, rows);
-    for (const { position: _position, ...entry } of rows) {
+  for await (const { rows, trx } of cursorBatches<BookEntryRow>(knex, entries.toSQL(), batchSize)) {
+    const lines = await linesOf(trx, rows);
+    for (const entry of rows) {
       for (const line of lines.get(entry.entry) ?? []) yield { ...entry, ...line };
     }
-    if (rows.length < batchSize) return;
-    after = rows.at(-1);
   }
 }
 
