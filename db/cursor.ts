@@ -7,7 +7,8 @@ let cursors = 0;
  * A query's rows through a cursor, `batchSize` at a time, in a transaction of its own (a savepoint when `knex` is one
  * already, as in the reporting pack): PostgreSQL runs the query once, sorting it once, and hands its rows over as they
  * are read. Batches that each start after the last row read sort the rest again for every batch, which grows with the
- * square of the rows. Each batch comes with the cursor's transaction, for the reads that go with it.
+ * square of the rows. Each batch comes with the cursor's transaction, for the reads that go with it; the next batch
+ * is fetched meanwhile.
  */
 export async function* cursorBatches<T>(
   knex: Knex,
@@ -16,23 +17,30 @@ export async function* cursorBatches<T>(
 ): AsyncGenerator<{ rows: T[]; trx: Knex.Transaction }> {
   const name = `coopbank_cursor_${(cursors += 1)}`;
   const trx = await knex.transaction();
+  const fetch = async () => ((await trx.raw(`FETCH ${batchSize} FROM ${name}`)) as { rows: T[] }).rows;
+  let next: Promise<T[]> | undefined;
   let failed = false;
   try {
     // The whole cursor is read: plan for all its rows, not for a fast first tenth (PostgreSQL's default for cursors).
     await trx.raw('SET LOCAL cursor_tuple_fraction = 1');
     await trx.raw(`DECLARE ${name} NO SCROLL CURSOR FOR ${query.sql}`, query.bindings);
+    next = fetch();
     for (;;) {
-      const { rows } = (await trx.raw(`FETCH ${batchSize} FROM ${name}`)) as { rows: T[] };
+      const rows: T[] = await next;
+      // The next batch is fetched while the reader works on this one: PostgreSQL and Node run side by side.
+      next = rows.length < batchSize ? undefined : fetch();
       if (rows.length > 0) yield { rows, trx };
-      if (rows.length < batchSize) return;
+      if (next === undefined) return;
     }
   } catch (error) {
     failed = true;
+    await next?.catch(() => undefined);
     await trx.rollback();
     throw error;
   } finally {
     // Also when the reader stops early (a download cut short). Within a savepoint, closed by hand.
     if (!failed) {
+      await next?.catch(() => undefined);
       await trx.raw(`CLOSE ${name}`);
       await trx.commit();
     }
