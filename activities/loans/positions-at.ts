@@ -53,8 +53,23 @@ export async function loansAt(
   scope: { enterpriseId: string; asOf: IsoDate; branches: 'all' | readonly string[] },
 ): Promise<LoanAt[]> {
   const bindings = { asOf: scope.asOf, soon: addMonthsClamped(parseIsoDate(scope.asOf), 3) };
+  // Every loan's installments summed in one pass (a subquery per loan and figure read them twice per loan).
+  const dues = knex('loan_installments as i')
+    .join('loans as il', 'il.id', 'i.loan_id')
+    .where('il.enterprise_id', scope.enterpriseId)
+    .where('i.due_date', '<=', bindings.soon)
+    .groupBy('i.loan_id')
+    .select(
+      'i.loan_id',
+      knex.raw(
+        `sum(${unpaidAt('principal')} + ${unpaidAt('interest')}) FILTER (WHERE i.due_date <= :asOf) AS arrears`,
+        bindings,
+      ),
+      knex.raw(`sum(${unpaidAt('principal')}) FILTER (WHERE i.due_date > :asOf) AS due_soon`, bindings),
+    );
   const positions = provisionPositionsAt(knex, scope.asOf)
     .join('client_profiles as c', 'c.id', 'l.client_id')
+    .leftJoin(dues.as('d'), 'd.loan_id', 'l.id')
     .where('l.enterprise_id', scope.enterpriseId)
     .select(
       'l.id as loan',
@@ -69,16 +84,8 @@ export async function loansAt(
           END AS member_name`,
       ),
       knex.raw('COALESCE(p.days_past_due, 0) AS days_past_due'),
-      knex.raw(
-        `CAST((SELECT COALESCE(sum(${unpaidAt('principal')} + ${unpaidAt('interest')}), 0) FROM loan_installments i
-          WHERE i.loan_id = l.id AND i.due_date <= :asOf) AS text) AS arrears`,
-        bindings,
-      ),
-      knex.raw(
-        `CAST((SELECT COALESCE(sum(${unpaidAt('principal')}), 0) FROM loan_installments i WHERE i.loan_id = l.id
-          AND i.due_date > :asOf AND i.due_date <= :soon) AS text) AS due_soon`,
-        bindings,
-      ),
+      knex.raw('CAST(COALESCE(d.arrears, 0) AS text) AS arrears'),
+      knex.raw('CAST(COALESCE(d.due_soon, 0) AS text) AS due_soon'),
     );
   if (scope.branches !== 'all') positions.whereIn('l.branch_id', [...scope.branches]);
   const rows: PositionRow[] = await positions;
