@@ -256,20 +256,25 @@ function fixedAssetCoverage(input: PrudentialInput): Ratio {
   return ratioOf(head, input.settings.fixed_asset_coverage_min, funds, fixed);
 }
 
-function named(exposures: readonly BorrowerExposure[], equity: Money, limit: Money): NamedExposure[] {
+/** The borrowers with a net exposure, the largest first, each marked when above `limit` × equity. */
+function named(exposures: readonly BorrowerExposure[], equity: Money, limit: Money): Omit<NamedExposure, 'ratio'>[] {
+  const ceiling = limit.mul(equity);
   return exposures
     .map((exposure) => {
       const net = exposure.outstanding.minus(exposure.provisions);
-      return {
-        ...exposure,
-        exposure: net,
-        ratio: equity.gt(0) ? net.div(equity).toDecimalPlaces(6, Money.ROUND_DOWN) : null,
-        exceeds: net.gt(limit.mul(equity)),
-      };
+      return { ...exposure, exposure: net, exceeds: net.gt(ceiling) };
     })
     .filter((exposure) => exposure.exposure.gt(0))
     .sort((a, b) => b.exposure.cmp(a.exposure) || a.memberNumber.localeCompare(b.memberNumber));
 }
+
+/** The borrowers a report lists, each with its exposure's share of net equity (computed for those listed only). */
+const withRatios = (borrowers: readonly Omit<NamedExposure, 'ratio'>[], equity: Money): NamedExposure[] =>
+  borrowers.map(({ exceeds, ...borrower }) => ({
+    ...borrower,
+    ratio: equity.gt(0) ? borrower.exposure.div(equity).toDecimalPlaces(6, Money.ROUND_DOWN) : null,
+    exceeds,
+  }));
 
 function concentration(equity: Part[], equityAmount: Money, input: PrudentialInput): Ratio {
   const borrowers = named(input.exposures, equityAmount, new Money(input.settings.concentration_max));
@@ -286,7 +291,7 @@ function concentration(equity: Part[], equityAmount: Money, input: PrudentialInp
     cobacEmfNorm: true,
     source: 'Règlement COBAC EMF 2002/08',
   };
-  return ratioOf(head, input.settings.concentration_max, [largest], equity, shown);
+  return ratioOf(head, input.settings.concentration_max, [largest], equity, withRatios(shown, equityAmount));
 }
 
 function insiders(equity: Part[], equityAmount: Money, input: PrudentialInput): Ratio {
@@ -307,7 +312,7 @@ function insiders(equity: Part[], equityAmount: Money, input: PrudentialInput): 
     cobacEmfNorm: true,
     source: 'Règlement COBAC EMF 2002/10',
   };
-  return ratioOf(head, input.settings.insiders_max, [total], equity, borrowers);
+  return ratioOf(head, input.settings.insiders_max, [total], equity, withRatios(borrowers, equityAmount));
 }
 
 /** COBAC R-2017/08 restated at the date with the limits the product enforces at lending (docs/domain.md §3). */
