@@ -65,9 +65,10 @@ interface EntryDraft {
 }
 
 /**
- * recordDatedEvent for many events at once, its first half: the rules in force read, the events logged in one statement and their entries
- * drafted. A caller writing more of its own in the transaction (a month end's savings interest) posts the entries
- * last (postLoggedEvents): the journal's number, taken by the first entry, is then held only until the commit.
+ * recordDatedEvent for many events at once, its first half: the rules in force read, the events logged in one
+ * statement and their entries drafted. A caller writing more of its own in the transaction (a month end's savings
+ * interest) posts the entries last (postLoggedEvents): the journal's number, taken by the first entry, is then held
+ * only until the commit.
  */
 export async function logDatedEvents(trx: Knex.Transaction, events: readonly DatedEvent[]): Promise<EntryDraft[]> {
   if (events.length === 0) return [];

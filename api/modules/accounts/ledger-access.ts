@@ -4,6 +4,8 @@ import { isBranchOf, type ChartRow } from '../../../activities/accounts/ledger.q
 import { NotFoundError } from '../../../domain/errors';
 import { visibleBranches } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
+import { chartParams, chartReportQuery } from '../report-query';
+import { accountLoaders } from './accounts.queries';
 
 /**
  * The scope of a report on a chart the router loaded and the caller sees (accountLoaders.chart): its enterprise, and
@@ -23,3 +25,16 @@ export async function statementScope(
   if (!known || (branches !== 'all' && !branches.includes(branch))) throw new NotFoundError('The branch');
   return { ...base, branch, branches: [branch] };
 }
+
+/**
+ * What a chart's report at a date declares (the balance sheet, the off-balance statement, the prudential ratios): any
+ * user who sees the chart, loaded from `{chart_pk}`; a date and a branch; JSON, CSV or XLSX.
+ */
+export const chartReportAt = {
+  access: 'authenticated' as const,
+  load: accountLoaders.chart,
+  params: chartParams,
+  query: chartReportQuery,
+  downloadable: true as const,
+  errorStatuses: [401, 404, 422],
+};

@@ -13,10 +13,10 @@ import {
 import { intermediateBalancesDocument } from '../../../domain/accounts/intermediate-balances.document';
 import { answerReport, formatParameter } from '../../report-download';
 import { defineRoute } from '../../route';
-import { chartParams, chartReportQuery, reportBranchFilter } from '../report-query';
+import { chartParams, reportBranchFilter } from '../report-query';
 import { isoDate } from '../common.schemas';
 import { accountLoaders } from './accounts.queries';
-import { statementScope } from './ledger-access';
+import { chartReportAt, statementScope } from './ledger-access';
 import {
   balanceSheetSchema,
   incomeStatementSchema,
@@ -52,12 +52,7 @@ export const statementRoutes = [
       'the period included',
     description:
       'Balances are read from the entries of the accounting year covering the date (its opening balances included).',
-    access: 'authenticated',
-    load: accountLoaders.chart,
-    params: chartParams,
-    query: chartReportQuery,
-    downloadable: true,
-    errorStatuses: [401, 404, 422],
+    ...chartReportAt,
     response: balanceSheetSchema,
     refusals: ['no_exercice_for_date'],
     handler: async ({ query, principal, deps, ctx, resource }) => {
@@ -80,12 +75,7 @@ export const statementRoutes = [
       'balances included, earlier years not closed carried). ' +
       "The product posts the loans' financing commitments (922), the guarantees received (931, 932, 934, " +
       '913, 961) and the interest suspended on doubtful loans (9841): docs/domain.md §12.2.',
-    access: 'authenticated',
-    load: accountLoaders.chart,
-    params: chartParams,
-    query: chartReportQuery,
-    downloadable: true,
-    errorStatuses: [401, 404, 422],
+    ...chartReportAt,
     response: offBalanceSchema,
     refusals: ['no_exercice_for_date'],
     handler: async ({ query, principal, deps, ctx, resource }) => {

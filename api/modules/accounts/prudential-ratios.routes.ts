@@ -6,9 +6,7 @@ import type { Part } from '../../../domain/accounts/prudential-parts';
 import { formatAmount } from '../../../domain/money';
 import { answerReport } from '../../report-download';
 import { defineRoute } from '../../route';
-import { chartParams, chartReportQuery } from '../report-query';
-import { accountLoaders } from './accounts.queries';
-import { statementScope } from './ledger-access';
+import { chartReportAt, statementScope } from './ledger-access';
 import { prudentialRatiosSchema } from './prudential-ratios.schemas';
 
 const netEquitySource =
@@ -93,12 +91,7 @@ export const prudentialRatioRoutes = [
       "(the enterprise's prudential settings), " +
       'whether it is met and its source. Balances are read from the accounting year covering the date; the ' +
       'loans at their provisioning position of the date.',
-    access: 'authenticated',
-    load: accountLoaders.chart,
-    params: chartParams,
-    query: chartReportQuery,
-    downloadable: true,
-    errorStatuses: [401, 404, 422],
+    ...chartReportAt,
     response: prudentialRatiosSchema,
     refusals: ['cap_related_party', 'cap_share_capital', 'no_exercice_for_date'],
     handler: async ({ query, principal, deps, ctx, resource }) => {
