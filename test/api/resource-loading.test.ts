@@ -218,6 +218,38 @@ test('a whole-enterprise loader is 404 to a user of some branches, and answers t
   });
 });
 
+test("a business event of no branch is the enterprise's: 404 to a user of some branches", async (t) => {
+  const eventOf = async (branchId: string | null, key: string) =>
+    (
+      (await knex('business_event_logs')
+        .insert({
+          enterprise_id: ids.enterprise,
+          branch_id: branchId,
+          kind: 'share_subscription',
+          amount: '5000',
+          business_date: '2026-03-31',
+          idempotency_key: key,
+          request_hash: 'probe',
+        })
+        .returning('id')) as { id: string }[]
+    )[0]!.id;
+  const [ofEnterprise, ofBranch1, ofBranch2] = [
+    await eventOf(null, 'probe-enterprise'),
+    await eventOf(ids.branch1, 'probe-branch-1'),
+    await eventOf(ids.branch2, 'probe-branch-2'),
+  ];
+  const read = async (who: string, id: string) => call(who, 'GET', `/api/v1/events/${id}/`);
+  t.is((await read('cashier1', ofBranch1)).body.id, ofBranch1, "its branch's event");
+  for (const id of [ofEnterprise, ofBranch2]) {
+    const hidden = await read('cashier1', id);
+    t.is(hidden.status, 404, id);
+    t.is(hidden.body.detail, 'The event was not found.');
+  }
+  t.is((await read('branchdirection', ofEnterprise)).status, 404, 'a branch head does not see the enterprise');
+  t.like((await read('direction', ofEnterprise)).body, { id: ofEnterprise, branch: null });
+  t.is((await read('otheradmin', ofBranch1)).status, 404, 'another enterprise');
+});
+
 test(
   'the module routes converted to `load`: a provisioning run, ' +
     'a rule and a replay request of another enterprise are 404s with their names',

@@ -1,9 +1,14 @@
 import type { Knex } from 'knex';
 import * as yup from 'yup';
 import { configureRule } from '../../../activities/events/configure-rule.activity';
-import { accountRoles, eventKinds, type EventKind } from '../../../domain/events/rules';
-import { NotFoundError } from '../../../domain/errors';
-import { ruleById, ruleColumns, type RuleConfigRow } from '../../../activities/events/events.queries';
+import { accountRoles, eventKinds } from '../../../domain/events/rules';
+import {
+  businessEventsQuery,
+  ruleById,
+  ruleColumns,
+  type EventRow,
+  type RuleConfigRow,
+} from '../../../activities/events/events.queries';
 import { requireVisible } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { listQuerySchema, pageSchema, paginateRows, whereFilters } from '../../pagination';
@@ -17,33 +22,6 @@ import { moneyResponse } from '../money.schemas';
 import { accountChoiceRefusals } from '../refusal-lists';
 import { fourEyesRefusals, fourEyesRoute, runOrRequest } from '../approvals/four-eyes';
 import { eventLoaders } from './events.queries';
-
-const eventColumns = [
-  'ev.id',
-  'ev.enterprise_id',
-  'ev.branch_id',
-  'ev.kind',
-  'ev.amount',
-  'ev.payload',
-  'ev.business_date',
-  'ev.actor_id',
-  'ev.idempotency_key',
-  'ev.created_at',
-];
-
-interface EventRow {
-  id: string;
-  enterprise_id: string;
-  branch_id: string | null;
-  kind: EventKind;
-  amount: string;
-  payload: Record<string, unknown>;
-  business_date: string;
-  actor_id: string | null;
-  idempotency_key: string;
-  created_at: Date;
-  journal_entry: string | null;
-}
 
 const businessEventFields = {
   id: yup.string().uuid().required(),
@@ -91,18 +69,9 @@ function serializeEvent(row: EventRow) {
   };
 }
 
-/** Events with the entry they produced (the first, not its reversals), newest first. */
-function eventQuery(knex: Knex, principal: Principal) {
-  const query = knex('business_event_logs as ev')
-    .leftJoin('journal_entries as je', (join) => join.on('je.event_id', 'ev.id').andOnNull('je.reverses_entry_id'))
-    .select([...eventColumns, 'je.id as journal_entry'])
-    .distinctOn('ev.created_at', 'ev.id')
-    .orderBy([
-      { column: 'ev.created_at', order: 'desc' },
-      { column: 'ev.id', order: 'asc' },
-    ]);
-  return scopeToVisible(query, principal, { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
-}
+/** The events the principal sees, newest first. */
+const visibleEvents = (knex: Knex, principal: Principal) =>
+  scopeToVisible(businessEventsQuery(knex), principal, { enterprise: 'ev.enterprise_id', branch: 'ev.branch_id' });
 
 const legSide = yup
   .object({
@@ -192,7 +161,7 @@ export const eventRoutes = [
     errorStatuses: [401],
     refusals: ['page_not_found'],
     handler: async ({ query, principal, deps, ctx }) => {
-      const rows = eventQuery(deps.knex, principal);
+      const rows = visibleEvents(deps.knex, principal);
       whereFilters(rows, query, {
         enterprise: 'ev.enterprise_id',
         kind: 'ev.kind',
@@ -324,15 +293,14 @@ export const eventRoutes = [
     operationId: 'getBusinessEvent',
     summary: 'Event detail, with the lines of the entries it produced',
     access: 'authenticated',
+    load: eventLoaders.event,
     params: idParams,
     response: businessEventDetailSchema,
     errorStatuses: [401, 404],
-    handler: async ({ params, principal, deps }) => {
-      const event: EventRow | undefined = await eventQuery(deps.knex, principal).where('ev.id', params.id).first();
-      if (event === undefined) throw new NotFoundError('The event');
+    handler: async ({ resource: event, deps }) => {
       const entries = await deps
         .knex('journal_entries')
-        .where({ event_id: params.id })
+        .where({ event_id: event.id })
         .orderBy('created_at')
         .pluck('id');
       return {
