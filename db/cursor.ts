@@ -17,7 +17,12 @@ export async function* cursorBatches<T>(
 ): AsyncGenerator<{ rows: T[]; trx: Knex.Transaction }> {
   const name = `coopbank_cursor_${(cursors += 1)}`;
   const trx = await knex.transaction();
-  const fetch = async () => ((await trx.raw(`FETCH ${batchSize} FROM ${name}`)) as { rows: T[] }).rows;
+  const fetch = () => {
+    const rows = (async () => ((await trx.raw(`FETCH ${batchSize} FROM ${name}`)) as { rows: T[] }).rows)();
+    // Fetched ahead while the reader works: a failure is handled when the batch is awaited, not as unhandled meanwhile.
+    rows.catch(() => undefined);
+    return rows;
+  };
   let next: Promise<T[]> | undefined;
   let failed = false;
   try {
