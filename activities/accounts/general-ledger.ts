@@ -11,9 +11,9 @@ import {
 } from '../../domain/accounts/general-ledger';
 import { refuseLargeJson, type ReportDocument } from '../../domain/accounts/report-document';
 import { Money } from '../../domain/money';
-import { openingLine, provisionalOf, type StatementScope } from './financial-statements';
+import { openingLine, provisionalOf, yearMovement, type StatementScope } from './financial-statements';
 import { provisionalHeading, type ReportHeading } from './statement-documents';
-import { balanceScopeAt, linesInScope, type ScopeAt } from './year-balances';
+import { balanceScopeAt, linesInScope, yearLines, type ScopeAt } from './year-balances';
 
 /**
  * The general ledger's reads (docs/architecture.md §10): the accounts and their openings in one grouped query,
@@ -22,9 +22,11 @@ import { balanceScopeAt, linesInScope, type ScopeAt } from './year-balances';
  */
 
 /**
- * An entry's number as printed: journal, year, number (CAI-2026-000042); `e` the entry, `y` its year, `n` its number.
+ * An entry's number as printed: journal, year, number (CAI-2026-000042); `entry` the alias of a row with the entry's
+ * journal_code, `y` its year, `n` its number.
  */
-export const printedEntryNumber = `e.journal_code || '-' || y.code || '-' || lpad(n.number::text, 6, '0')`;
+export const printedEntryNumber = (entry: string) =>
+  `${entry}.journal_code || '-' || y.code || '-' || lpad(n.number::text, 6, '0')`;
 
 /** Which accounts and which days a ledger covers: `accountTo` takes its sub-accounts (401 to 401 is every 401x). */
 export interface LedgerRange {
@@ -64,14 +66,16 @@ async function ledgerAccounts(knex: Knex, at: ScopeAt, range: LedgerRange): Prom
 
 /**
  * The lines of the period the trial balance counts as movements (not openings), with their entry's journal, number and
- * branch.
+ * branch. They are the year's own lines: a carried year's are all openings. Each line meets its entry once, in
+ * `s` (joining it again for the journal and description cost a year's ledger seconds).
  */
 function movementLines(knex: Knex, at: ScopeAt, range: LedgerRange): Knex.QueryBuilder {
-  return linesInScope(knex, at.scope)
-    .whereRaw('NOT ?', [openingLine(knex, at.scope, range.from)])
-    .join('journal_entries as e', 'e.id', 's.entry_id')
-    .join('exercices_comptables as y', 'y.id', 'e.exercice_id')
-    .join('journal_entry_numbers as n', 'n.entry_id', 'e.id')
+  return knex
+    .from(yearLines(knex, at.scope, ['e.journal_code', 'e.description']).as('s'))
+    .join('company_chart_entries as c', 'c.id', 's.chart_entry_id')
+    .whereRaw('?', [yearMovement(knex, range.from)])
+    .join('exercices_comptables as y', 'y.id', 's.exercice_id')
+    .join('journal_entry_numbers as n', 'n.entry_id', 's.entry_id')
     .leftJoin('branches as b', 'b.id', 's.branch_id');
 }
 
@@ -91,10 +95,10 @@ function movementsByAccount(knex: Knex, lines: Knex.QueryBuilder, range: LedgerR
     .select(
       'c.code as account_code',
       's.entry_date',
-      'e.journal_code as journal',
-      knex.raw(`${printedEntryNumber} AS number`),
+      's.journal_code as journal',
+      knex.raw(`${printedEntryNumber('s')} AS number`),
       'b.code as branch',
-      'e.description',
+      's.description',
       knex.raw('s.debit::text AS debit'),
       knex.raw('s.credit::text AS credit'),
     )

@@ -67,6 +67,24 @@ async function linesOf(knex: Knex, entries: readonly BookEntryRow[]): Promise<Ma
 }
 
 /**
+ * A line with its entry, written out: V8 builds `{ ...entry, ...line }` about a hundred times slower, which a month's
+ * book of 240 000 lines pays in seconds.
+ */
+const bookLine = (entry: BookEntryRow, line: LineRow): BookLine => ({
+  entry: entry.entry,
+  entry_date: entry.entry_date,
+  journal: entry.journal,
+  number: entry.number,
+  branch: entry.branch,
+  user: entry.user,
+  description: entry.description,
+  account: line.account,
+  label: line.label,
+  debit: line.debit,
+  credit: line.credit,
+});
+
+/**
  * The lines in date, journal and number order: the entries sorted once and read through a cursor a batch at a time
  * (db/cursor.ts; sorting entries, not their lines), then each batch's lines by their entries.
  */
@@ -79,7 +97,7 @@ async function* bookLines(knex: Knex, scope: StatementScope, filter: BookFilter)
       'e.id as entry',
       'e.entry_date',
       'e.journal_code as journal',
-      knex.raw(`${printedEntryNumber} AS number`),
+      knex.raw(`${printedEntryNumber('e')} AS number`),
       'b.code as branch',
       'u.username as user',
       'e.description',
@@ -87,7 +105,7 @@ async function* bookLines(knex: Knex, scope: StatementScope, filter: BookFilter)
   for await (const { rows, trx } of cursorBatches<BookEntryRow>(knex, entries.toSQL(), batchSize)) {
     const lines = await linesOf(trx, rows);
     for (const entry of rows) {
-      for (const line of lines.get(entry.entry) ?? []) yield { ...entry, ...line };
+      for (const line of lines.get(entry.entry) ?? []) yield bookLine(entry, line);
     }
   }
 }

@@ -35,7 +35,7 @@ export async function ledgerLines(knex: Knex, entryIds: readonly string[]): Prom
       'e.journal_code as journal',
       'n.number',
       // The entry's number as printed: journal, year, number (CAI-2026-000042).
-      knex.raw(`${printedEntryNumber} AS reference`),
+      knex.raw(`${printedEntryNumber('e')} AS reference`),
       'e.description',
       'e.event_id as event',
       'e.rule_config_id as rule_config',

@@ -50,19 +50,34 @@ const lineColumns = [
  * income and expenses on the pending result (13); such lines have no entry, line nor year.
  */
 export function linesInScope(knex: Knex | Knex.Transaction, scope: BalanceScope): Knex.QueryBuilder {
-  const ofBranches = (query: Knex.QueryBuilder) =>
-    scope.branches === 'all' ? query : query.whereIn('e.branch_id', [...scope.branches]);
-  const current = ofBranches(
-    knex('journal_lines as l')
-      .join('journal_entries as e', 'e.id', 'l.entry_id')
-      .where('e.exercice_id', scope.exerciceId ?? null),
-  ).select(lineColumns);
-  if (scope.upTo !== undefined) current.where('e.entry_date', '<=', scope.upTo);
+  const current = yearLines(knex, scope);
   const lines =
     scope.carried === undefined || scope.carried.ids.length === 0
       ? current
-      : current.unionAll(carriedOpening(knex, scope.carried, ofBranches), true);
+      : current.unionAll(carriedOpening(knex, scope.carried, branchesOf(scope)), true);
   return knex.from(lines.as('s')).join('company_chart_entries as c', 'c.id', 's.chart_entry_id');
+}
+
+/** The scope's branch filter on entries `e`. */
+const branchesOf = (scope: BalanceScope) => (query: Knex.QueryBuilder) =>
+  scope.branches === 'all' ? query : query.whereIn('e.branch_id', [...scope.branches]);
+
+/**
+ * The lines of the scope's own year (not the carried years'), with the columns of `s` and any other of their entry
+ * `e` named in `entryColumns`.
+ */
+export function yearLines(
+  knex: Knex | Knex.Transaction,
+  scope: BalanceScope,
+  entryColumns: readonly string[] = [],
+): Knex.QueryBuilder {
+  const lines = branchesOf(scope)(
+    knex('journal_lines as l')
+      .join('journal_entries as e', 'e.id', 'l.entry_id')
+      .where('e.exercice_id', scope.exerciceId ?? null),
+  ).select([...lineColumns, ...entryColumns]);
+  if (scope.upTo !== undefined) lines.where('e.entry_date', '<=', scope.upTo);
+  return lines;
 }
 
 /**
