@@ -13,7 +13,7 @@ import { refuseLargeJson, type ReportDocument } from '../../domain/accounts/repo
 import { Money } from '../../domain/money';
 import { openingLine, provisionalOf, yearMovement, type StatementScope } from './financial-statements';
 import { provisionalHeading, type ReportHeading } from './statement-documents';
-import { balanceScopeAt, linesInScope, yearLines, type ScopeAt } from './year-balances';
+import { balanceScopeAt, totalsInScope, yearLines, type ScopeAt } from './year-balances';
 
 /**
  * The general ledger's reads (docs/architecture.md §10): the accounts and their openings in one grouped query,
@@ -47,15 +47,19 @@ function inRange(query: Knex.QueryBuilder, range: LedgerRange): Knex.QueryBuilde
   return query;
 }
 
-/** The accounts of the range with an opening balance (as the trial balance counts it) or movements in the period. */
+/**
+ * The accounts of the range with an opening balance (as the trial balance counts it) or movements in the period,
+ * summed from the month totals as the trial balance sums them (totalsInScope), not from a year of lines. Lines have
+ * one positive side, so an account has movements when their debits and credits add up to more than zero.
+ */
 async function ledgerAccounts(knex: Knex, at: ScopeAt, range: LedgerRange): Promise<LedgerAccount[]> {
   const opening = openingLine(knex, at.scope, range.from);
   const [balance, movements] = [
     knex.raw('sum(CASE WHEN ? THEN s.debit - s.credit ELSE 0 END)', [opening]),
-    knex.raw('sum(CASE WHEN ? THEN 0 ELSE 1 END)', [opening]),
+    knex.raw('sum(CASE WHEN ? THEN 0 ELSE s.debit + s.credit END)', [opening]),
   ];
   const rows: { id: string; code: string; label: string; opening: string }[] = await inRange(
-    linesInScope(knex, at.scope),
+    totalsInScope(knex, at.scope, range.from),
     range,
   )
     .groupBy('c.id', 'c.code', 'c.label')
