@@ -16,10 +16,15 @@ export async function prudentialRatiosAt(
   scope: { enterpriseId: string; branches: 'all' | readonly string[] },
   date: IsoDate,
 ) {
-  const at = await statementScopeAt(knex, scope.enterpriseId, date, scope.branches);
-  const { settings } = await prudentialSettingsFor(knex, scope.enterpriseId);
-  const balances = await accountBalances(knex, at.scope);
-  const loans = await loansAt(knex, { enterpriseId: scope.enterpriseId, asOf: date, branches: scope.branches });
+  // Read side by side: the loans take the longest, and the balances need the accounting year first.
+  const [{ at, balances }, { settings }, loans] = await Promise.all([
+    statementScopeAt(knex, scope.enterpriseId, date, scope.branches).then(async (at) => ({
+      at,
+      balances: await accountBalances(knex, at.scope),
+    })),
+    prudentialSettingsFor(knex, scope.enterpriseId),
+    loansAt(knex, { enterpriseId: scope.enterpriseId, asOf: date, branches: scope.branches }),
+  ]);
   return {
     settings,
     report: prudentialRatios({ balances, settings, ...loanFigures(loans) }),

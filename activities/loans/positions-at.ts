@@ -55,9 +55,10 @@ export async function loansAt(
   const bindings = { asOf: scope.asOf, soon: addMonthsClamped(parseIsoDate(scope.asOf), 3) };
   // Every loan's installments summed in one pass (a subquery per loan and figure read them twice per loan).
   const dues = knex('loan_installments as i')
-    .join('loans as il', 'il.id', 'i.loan_id')
-    .where('il.enterprise_id', scope.enterpriseId)
+    .where('i.enterprise_id', scope.enterpriseId)
     .where('i.due_date', '<=', bindings.soon)
+    // Paid off by the date: nothing owed (unpaidAt), so not read.
+    .where((unpaid) => unpaid.whereNull('i.paid_on').orWhere('i.paid_on', '>', bindings.asOf))
     .groupBy('i.loan_id')
     .select(
       'i.loan_id',

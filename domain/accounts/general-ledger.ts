@@ -1,4 +1,5 @@
 import { formatAmount, Money } from '../money';
+import { byCodePoint } from '../text-order';
 import type { ReportColumn, ReportDocument } from './report-document';
 
 /**
@@ -35,8 +36,8 @@ export type LedgerRow =
   | ({ kind: 'movement'; code: string; label: string; balance: Money } & LedgerMovement)
   | { kind: 'closing'; code: string; label: string; debit: Money; credit: Money; balance: Money };
 
-/** Texts compared by code point, as PostgreSQL's "C" collation orders them. */
-const byCode = (a: { code: string }, b: { code: string }) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+/** Accounts in code order, digit by digit. */
+const byCode = (a: { code: string }, b: { code: string }) => byCodePoint(a.code, b.code);
 
 /**
  * The ledger's rows: for each account in code order, its opening, its movements with the balance after each, its

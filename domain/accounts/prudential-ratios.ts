@@ -1,5 +1,6 @@
 import { creditCapBreaches, shareCapitalLimit, relatedPartyCap, type CreditCapBreach } from '../loans/credit-caps';
 import { Money } from '../money';
+import { byCodePoint } from '../text-order';
 import { assetLinePart, figurePart, netEquityParts, partOf, sumOfParts, type Part } from './prudential-parts';
 import type { PrudentialSettings, RiskWeights } from './prudential-settings';
 import type { AccountBalance } from './statements';
@@ -265,7 +266,7 @@ function named(exposures: readonly BorrowerExposure[], equity: Money, limit: Mon
       return { ...exposure, exposure: net, exceeds: net.gt(ceiling) };
     })
     .filter((exposure) => exposure.exposure.gt(0))
-    .sort((a, b) => b.exposure.cmp(a.exposure) || a.memberNumber.localeCompare(b.memberNumber));
+    .sort((a, b) => b.exposure.cmp(a.exposure) || byCodePoint(a.memberNumber, b.memberNumber));
 }
 
 /** The borrowers a report lists, each with its exposure's share of net equity (computed for those listed only). */
