@@ -1,4 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
+import fc from 'fast-check';
 import { intermediateBalanceFormulas, intermediateBalances } from '../../domain/accounts/intermediate-balances';
 import { intermediateBalancesDocument } from '../../domain/accounts/intermediate-balances.document';
 import {
@@ -298,6 +299,51 @@ test(
     t.deepEqual(
       [insiders.numerator.toNumber(), insiders.denominator.toNumber(), insiders.met],
       [21_500_000, 20_000_000, false],
+    );
+  },
+);
+
+test(
+  'concentration: every borrower above the limit and the largest others, ten in all at least, largest first, ' +
+    'ties by member number, whatever the loans',
+  (t) => {
+    const member = fc.integer({ min: 1, max: 40 });
+    const loans = fc.array(
+      fc.record({
+        member,
+        // Few distinct amounts, so that ties are common.
+        outstanding: fc.constantFrom(0, 1_000_000, 2_500_000, 4_000_000, 9_000_000),
+        provisions: fc.constantFrom(0, 500_000, 1_000_000),
+      }),
+      { minLength: 10, maxLength: 60, size: 'max' },
+    );
+    fc.assert(
+      fc.property(loans, fc.constantFrom('0.05', '0.15', '0.5'), (drawn, limit) => {
+        const facts = drawn.map((one) =>
+          loan({
+            member: `m${one.member}`,
+            memberNumber: `M-${one.member}`,
+            outstanding: new Money(one.outstanding),
+            provisions: new Money(one.provisions),
+          }),
+        );
+        const settings = { ...defaultPrudentialSettings, concentration_max: limit };
+        const report = prudentialRatios({ balances: handMadeBalances(), settings, ...loanFigures(facts) });
+        const ratio = report.ratios.find((one) => one.code === 'concentration')!;
+        // The expected list, computed apart: each member's loans netted, sorted whole, then cut.
+        const net = new Map<number, number>();
+        for (const one of drawn) net.set(one.member, (net.get(one.member) ?? 0) + one.outstanding - one.provisions);
+        const ceiling = Number(limit) * report.netEquity.amount.toNumber();
+        const sorted = [...net]
+          .filter(([, amount]) => amount > 0)
+          .sort(([a, x], [b, y]) => y - x || (`M-${a}` < `M-${b}` ? -1 : 1));
+        const cut = Math.max(10, sorted.filter(([, amount]) => amount > ceiling).length);
+        t.deepEqual(
+          ratio.borrowers!.map((one) => [one.memberNumber, one.exposure.toNumber(), one.exceeds]),
+          sorted.slice(0, cut).map(([number, amount]) => [`M-${number}`, amount, amount > ceiling]),
+        );
+      }),
+      { numRuns: 200 },
     );
   },
 );
