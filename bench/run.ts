@@ -1,5 +1,7 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Benchmark, TableLine } from './benchmark';
 import { depositsApiBenchmark } from './deposits-api.bench';
 import { enterpriseCreationBenchmark } from './enterprise-creation.bench';
@@ -51,6 +53,7 @@ async function main(names: readonly string[]): Promise<number> {
   const selected = names.length === 0 ? benchmarks : benchmarks.filter((benchmark) => names.includes(benchmark.name));
   fs.mkdirSync(resultsDir, { recursive: true });
   for (const benchmark of selected) {
+    await untilQuiet(benchmark.name);
     const { result, summary, lines = [] } = await benchmark.run();
     const file = path.join(resultsDir, `${benchmark.name}.json`);
     fs.writeFileSync(file, `${JSON.stringify({ ...result, lines }, null, 2)}\n`);
@@ -58,6 +61,22 @@ async function main(names: readonly string[]): Promise<number> {
   }
   writeTable();
   return 0;
+}
+
+/** Below this 1-minute load average the machine is quiet enough to measure on (2 cores). */
+const quietLoad = 1;
+/** How long a benchmark waits for it: the last benchmark's load takes about a minute to fall below 1. */
+const quietWaitMs = 150_000;
+
+/**
+ * Waits for a quiet machine before a benchmark: each one loads both cores, and a loaded machine lowers pgbench, the
+ * reference of every ratio, more than it lowers the product. Says how long it waited, and the load it starts at.
+ */
+async function untilQuiet(name: string): Promise<void> {
+  const began = Date.now();
+  while (os.loadavg()[0]! >= quietLoad && Date.now() - began < quietWaitMs) await delay(5_000);
+  const waited = Math.round((Date.now() - began) / 1000);
+  if (waited > 0) process.stdout.write(`${name}: waited ${waited} s for a quiet machine, load ${os.loadavg()[0]}\n`);
 }
 
 /** bench/README.md's table, between its markers, from the latest result of every benchmark. */
