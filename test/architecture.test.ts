@@ -101,6 +101,66 @@ for (const layer of layers) {
   });
 }
 
+/** The project's files each file imports by a relative path (type-only imports too), by path from the root. */
+function importGraph(projectRoot: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const files = layers.flatMap((layer) =>
+    fs.existsSync(path.join(projectRoot, layer)) ? sourceFiles(path.join(projectRoot, layer)) : [],
+  );
+  for (const file of files) {
+    const targets = [...fs.readFileSync(file, 'utf8').matchAll(importPattern)]
+      .map((match) => match[3] ?? match[4] ?? match[5] ?? match[6]!)
+      .filter((specifier) => specifier.startsWith('.'))
+      .map((specifier) => path.resolve(path.dirname(file), specifier))
+      .flatMap((target) => [`${target}.ts`, path.join(target, 'index.ts')].filter((one) => fs.existsSync(one)))
+      .map((target) => path.relative(projectRoot, target));
+    graph.set(path.relative(projectRoot, file), targets);
+  }
+  return graph;
+}
+
+/**
+ * The import cycles of the project, each as the files around it (`a.ts → b.ts → a.ts`): a depth-first walk that
+ * reports every import leading back to a file still on its path.
+ */
+function importCycles(projectRoot = root): string[] {
+  const graph = importGraph(projectRoot);
+  const done = new Set<string>();
+  const onPath: string[] = [];
+  const cycles: string[] = [];
+  const visit = (file: string) => {
+    onPath.push(file);
+    for (const target of graph.get(file) ?? []) {
+      const back = onPath.indexOf(target);
+      if (back !== -1) cycles.push([...onPath.slice(back), target].join(' → '));
+      else if (!done.has(target)) visit(target);
+    }
+    onPath.pop();
+    done.add(file);
+  };
+  for (const file of [...graph.keys()].sort()) if (!done.has(file)) visit(file);
+  return cycles;
+}
+
+test("no import cycle among the project's files (issue 26: four were removed, none may come back)", (t) => {
+  t.deepEqual(importCycles(), []);
+});
+
+test('the cycle check finds a cycle (the checker itself works)', (t) => {
+  const probeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cycles-'));
+  fs.mkdirSync(path.join(probeRoot, 'domain', 'loans'), { recursive: true });
+  const write = (file: string, text: string) => fs.writeFileSync(path.join(probeRoot, 'domain', file), text);
+  write('a.ts', "import { b } from './loans/b';\nexport const a = b;\n");
+  write('loans/b.ts', "import type { C } from '../c';\nexport const b = 1 as C;\n");
+  write('c.ts', "export type C = number;\nimport '../domain/a';\n");
+  write('d.ts', "import { a } from './a';\nexport const d = a;\n");
+  try {
+    t.deepEqual(importCycles(probeRoot), ['domain/a.ts → domain/loans/b.ts → domain/c.ts → domain/a.ts']);
+  } finally {
+    fs.rmSync(probeRoot, { recursive: true });
+  }
+});
+
 test('the rule catches a forbidden import (the checker itself works)', (t) => {
   const probeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'layering-'));
   fs.mkdirSync(path.join(probeRoot, 'domain'));
